@@ -1,0 +1,365 @@
+//! A validating scan of one JSON line: checks it against `JSON.parse`'s grammar and records where
+//! the top-level fields (and the fields of a top-level `message` object) lie, without building
+//! any value. This is the indexing and listing hot path: no allocation unless nesting is deep.
+
+use memchr::memchr2;
+use smallvec::SmallVec;
+
+/// What a recorded value is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpanKind {
+    /// A string; `start..end` excludes the quotes. `escaped` if it holds a backslash.
+    Str {
+        /// The raw text contains at least one escape.
+        escaped: bool,
+    },
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool,
+    /// A number.
+    Number,
+    /// An object.
+    Object,
+    /// An array.
+    Array,
+}
+
+/// Where a value lies inside its line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// First byte (after the opening quote for strings).
+    pub start: u32,
+    /// One past the last byte (before the closing quote for strings).
+    pub end: u32,
+    /// The value's kind.
+    pub kind: SpanKind,
+}
+
+/// One recorded property: the raw key and its value's span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    /// The key's raw bytes (between the quotes).
+    pub key: (u32, u32),
+    /// The value.
+    pub value: Span,
+}
+
+/// The result of scanning a line that `JSON.parse` accepts.
+#[derive(Debug, Clone, Default)]
+pub struct Scanned {
+    /// The top-level value, when it is not an object (`null`, a number, an array, ...).
+    pub top: Option<SpanKind>,
+    /// Properties of the top-level object, in source order (duplicates included).
+    pub fields: SmallVec<[Field; 12]>,
+    /// Properties of the top-level `message` object, when there is one (the last `message`).
+    pub message_fields: SmallVec<[Field; 12]>,
+    /// A recorded key contains an escape; lookups by raw bytes may miss it.
+    pub escaped_keys: bool,
+}
+
+impl Scanned {
+    /// The last occurrence of a top-level key (JavaScript keeps the last value).
+    pub fn field(&self, line: &[u8], key: &str) -> Option<Span> {
+        find(&self.fields, line, key)
+    }
+    /// The last occurrence of a key inside the top-level `message` object.
+    pub fn message_field(&self, line: &[u8], key: &str) -> Option<Span> {
+        find(&self.message_fields, line, key)
+    }
+    /// Whether the top-level value is an object.
+    pub fn is_object(&self) -> bool {
+        self.top.is_none()
+    }
+}
+
+fn find(fields: &[Field], line: &[u8], key: &str) -> Option<Span> {
+    fields
+        .iter()
+        .rev()
+        .find(|f| line.get(f.key.0 as usize..f.key.1 as usize) == Some(key.as_bytes()))
+        .map(|f| f.value)
+}
+
+/// Why a line is not JSON, and where (offset within the line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanError {
+    /// Byte offset within the line.
+    pub offset: usize,
+    /// What was wrong.
+    pub reason: &'static str,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Frame {
+    Array,
+    Object,
+}
+
+/// Scans one line. Whitespace is JSON's (space, tab, CR, LF); anything else outside the value
+/// is an error, as it is for `JSON.parse`.
+pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
+    if b.len() >= u32::MAX as usize {
+        return Err(ScanError { offset: 0, reason: "line of 4 GiB or more" });
+    }
+    let mut st = State::default();
+    let mut stack: SmallVec<[Frame; 32]> = SmallVec::new();
+    let mut i = skip_ws(b, 0);
+    'value: loop {
+        // A value starts at `i`.
+        match stack.len() {
+            1 => st.top_start = i,
+            2 if st.in_message => st.msg_start = i,
+            _ => {}
+        }
+        let kind = match b.get(i) {
+            Some(b'{') => {
+                if stack.len() == 1 && st.pending.is_some_and(|k| &b[k.0 as usize..k.1 as usize] == b"message") {
+                    st.in_message = true;
+                }
+                i = skip_ws(b, i + 1);
+                stack.push(Frame::Object);
+                if b.get(i) == Some(&b'}') {
+                    stack.pop();
+                    i += 1;
+                    SpanKind::Object
+                } else {
+                    i = key(b, i, &mut st, stack.len())?;
+                    continue 'value;
+                }
+            }
+            Some(b'[') => {
+                i = skip_ws(b, i + 1);
+                stack.push(Frame::Array);
+                if b.get(i) == Some(&b']') {
+                    stack.pop();
+                    i += 1;
+                    SpanKind::Array
+                } else {
+                    continue 'value;
+                }
+            }
+            Some(b'"') => {
+                let (end, escaped) = string(b, i)?;
+                i = end;
+                SpanKind::Str { escaped }
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                i = number(b, i)?;
+                SpanKind::Number
+            }
+            Some(b't') => {
+                i = literal(b, i, b"true")?;
+                SpanKind::Bool
+            }
+            Some(b'f') => {
+                i = literal(b, i, b"false")?;
+                SpanKind::Bool
+            }
+            Some(b'n') => {
+                i = literal(b, i, b"null")?;
+                SpanKind::Null
+            }
+            Some(_) => return Err(ScanError { offset: i, reason: "expected a value" }),
+            None => return Err(ScanError { offset: i, reason: "unexpected end of line" }),
+        };
+        let mut finished = Some(kind);
+        // After a value: record it, then close containers or move to the next element.
+        loop {
+            if let Some(kind) = finished.take() {
+                st.record(stack.len(), i, kind);
+            }
+            i = skip_ws(b, i);
+            let Some(&frame) = stack.last() else {
+                if i != b.len() {
+                    return Err(ScanError { offset: i, reason: "unexpected data after the value" });
+                }
+                return Ok(st.out);
+            };
+            match (frame, b.get(i)) {
+                (Frame::Object, Some(b',')) => {
+                    i = skip_ws(b, i + 1);
+                    i = key(b, i, &mut st, stack.len())?;
+                    continue 'value;
+                }
+                (Frame::Array, Some(b',')) => {
+                    i = skip_ws(b, i + 1);
+                    continue 'value;
+                }
+                (Frame::Object, Some(b'}')) | (Frame::Array, Some(b']')) => {
+                    stack.pop();
+                    i += 1;
+                    finished = Some(if frame == Frame::Object { SpanKind::Object } else { SpanKind::Array });
+                }
+                (_, None) => return Err(ScanError { offset: i, reason: "unexpected end of line" }),
+                _ => return Err(ScanError { offset: i, reason: "expected ',' or a closing bracket" }),
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct State {
+    out: Scanned,
+    /// The top-level key whose value is being scanned.
+    pending: Option<(u32, u32)>,
+    /// The `message` key whose value is being scanned.
+    pending_msg: Option<(u32, u32)>,
+    /// Inside the top-level `message` object.
+    in_message: bool,
+    top_start: usize,
+    msg_start: usize,
+}
+
+impl State {
+    /// Records a value that ended at `end`, now that the stack has `depth` open containers.
+    #[inline]
+    fn record(&mut self, depth: usize, end: usize, kind: SpanKind) {
+        match depth {
+            0 => {
+                if kind != SpanKind::Object {
+                    self.out.top = Some(kind);
+                }
+            }
+            1 => {
+                if let Some(k) = self.pending.take() {
+                    push(&mut self.out.fields, k, self.top_start, end, kind);
+                }
+                self.in_message = false;
+            }
+            2 if self.in_message => {
+                if let Some(k) = self.pending_msg.take() {
+                    push(&mut self.out.message_fields, k, self.msg_start, end, kind);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn push(fields: &mut SmallVec<[Field; 12]>, key: (u32, u32), start: usize, end: usize, kind: SpanKind) {
+    let (start, end) = match kind {
+        SpanKind::Str { .. } => (start + 1, end - 1),
+        _ => (start, end),
+    };
+    fields.push(Field { key, value: Span { start: start as u32, end: end as u32, kind } });
+}
+
+/// Reads a key and its colon; returns the position of the value.
+fn key(b: &[u8], i: usize, st: &mut State, depth: usize) -> Result<usize, ScanError> {
+    if b.get(i) != Some(&b'"') {
+        return Err(ScanError { offset: i, reason: "expected a key" });
+    }
+    let (end, escaped) = string(b, i)?;
+    let span = ((i + 1) as u32, (end - 1) as u32);
+    if depth == 1 {
+        st.pending = Some(span);
+        st.out.escaped_keys |= escaped;
+        if &b[i + 1..end - 1] == b"message" {
+            st.out.message_fields.clear();
+        }
+    } else if depth == 2 && st.in_message {
+        st.pending_msg = Some(span);
+        st.out.escaped_keys |= escaped;
+    }
+    let j = skip_ws(b, end);
+    if b.get(j) != Some(&b':') {
+        return Err(ScanError { offset: j, reason: "expected ':'" });
+    }
+    Ok(skip_ws(b, j + 1))
+}
+
+#[inline]
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
+        i += 1;
+    }
+    i
+}
+
+fn literal(b: &[u8], i: usize, word: &[u8]) -> Result<usize, ScanError> {
+    if b.get(i..i + word.len()) == Some(word) {
+        Ok(i + word.len())
+    } else {
+        Err(ScanError { offset: i, reason: "invalid literal" })
+    }
+}
+
+fn number(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
+    let start = i;
+    let digits = |b: &[u8], mut i: usize| {
+        let s = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i, i - s)
+    };
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits(b, i).0,
+        _ => return Err(ScanError { offset: start, reason: "invalid number" }),
+    }
+    if b.get(i) == Some(&b'.') {
+        let (j, n) = digits(b, i + 1);
+        if n == 0 {
+            return Err(ScanError { offset: i, reason: "invalid number" });
+        }
+        i = j;
+    }
+    if let Some(b'e' | b'E') = b.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = b.get(i) {
+            i += 1;
+        }
+        let (j, n) = digits(b, i);
+        if n == 0 {
+            return Err(ScanError { offset: i, reason: "invalid number" });
+        }
+        i = j;
+    }
+    Ok(i)
+}
+
+/// Scans a string starting at its opening quote; returns the position after the closing quote
+/// and whether it holds escapes.
+#[inline]
+fn string(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
+    let mut i = open + 1;
+    let mut escaped = false;
+    loop {
+        let Some(j) = memchr2(b'"', b'\\', &b[i..]) else {
+            return Err(ScanError { offset: open, reason: "unterminated string" });
+        };
+        check_controls(b, i, i + j)?;
+        i += j;
+        if b[i] == b'"' {
+            return Ok((i + 1, escaped));
+        }
+        escaped = true;
+        match b.get(i + 1) {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+            Some(b'u') => {
+                let hex = b.get(i + 2..i + 6);
+                if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                    return Err(ScanError { offset: i, reason: "invalid unicode escape" });
+                }
+                i += 6;
+            }
+            _ => return Err(ScanError { offset: i, reason: "invalid escape" }),
+        }
+    }
+}
+
+#[inline]
+fn check_controls(b: &[u8], from: usize, to: usize) -> Result<(), ScanError> {
+    let chunk = &b[from..to];
+    // `fold` keeps this loop branch-free so that it vectorises.
+    if chunk.iter().fold(false, |bad, &c| bad | (c < 0x20)) {
+        let at = chunk.iter().position(|&c| c < 0x20).unwrap_or(0);
+        return Err(ScanError { offset: from + at, reason: "control character in string" });
+    }
+    Ok(())
+}

@@ -1,0 +1,105 @@
+//! `JSON.stringify` output: JavaScript number formatting and string escaping.
+
+use super::{JsStr, Value};
+
+/// Serialises a value as `JSON.stringify(value)` does (no indentation).
+pub fn to_json(v: &Value<'_>) -> String {
+    let mut out = Vec::new();
+    write_json(v, &mut out);
+    // The writer only emits UTF-8: lone surrogates are escaped.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Appends `JSON.stringify(value)` to `out`.
+pub fn write_json(v: &Value<'_>, out: &mut Vec<u8>) {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Number(n) => write_number(*n, out),
+        Value::String(s) => write_string(s.as_bytes(), out),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_json(item, out);
+            }
+            out.push(b']');
+        }
+        Value::Object(o) => {
+            out.push(b'{');
+            for (i, (k, v)) in o.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_string(k.as_bytes(), out);
+                out.push(b':');
+                write_json(v, out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// Appends a number as JavaScript prints it; `NaN` and infinities become `null`.
+pub fn write_number(n: f64, out: &mut Vec<u8>) {
+    if !n.is_finite() {
+        out.extend_from_slice(b"null");
+    } else if n == 0.0 {
+        out.push(b'0');
+    } else {
+        let mut buf = ryu_js::Buffer::new();
+        out.extend_from_slice(buf.format_finite(n).as_bytes());
+    }
+}
+
+/// Appends a WTF-8 string with `JSON.stringify`'s escaping: `"` and `\`, the C0 controls
+/// (short forms where JSON has them, lowercase `\u00xx` otherwise) and lone surrogates.
+pub fn write_string(s: &[u8], out: &mut Vec<u8>) {
+    out.push(b'"');
+    let mut start = 0;
+    let mut i = 0;
+    while i < s.len() {
+        let c = s[i];
+        let esc: Option<&[u8]> = match c {
+            b'"' => Some(b"\\\""),
+            b'\\' => Some(b"\\\\"),
+            b'\n' => Some(b"\\n"),
+            b'\r' => Some(b"\\r"),
+            b'\t' => Some(b"\\t"),
+            8 => Some(b"\\b"),
+            12 => Some(b"\\f"),
+            _ => None,
+        };
+        if let Some(e) = esc {
+            out.extend_from_slice(&s[start..i]);
+            out.extend_from_slice(e);
+            i += 1;
+            start = i;
+        } else if c < 0x20 {
+            out.extend_from_slice(&s[start..i]);
+            out.extend_from_slice(format!("\\u{c:04x}").as_bytes());
+            i += 1;
+            start = i;
+        } else if c == 0xed && s.get(i + 1).is_some_and(|&b| b >= 0xa0) && i + 2 < s.len() {
+            // A surrogate code point (only lone ones are stored this way).
+            let unit = 0xd000 | (u32::from(s[i + 1] & 0x3f) << 6) | u32::from(s[i + 2] & 0x3f);
+            out.extend_from_slice(&s[start..i]);
+            out.extend_from_slice(format!("\\u{unit:04x}").as_bytes());
+            i += 3;
+            start = i;
+        } else {
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&s[start..]);
+    out.push(b'"');
+}
+
+impl std::fmt::Display for JsStr<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_str_lossy())
+    }
+}

@@ -1,0 +1,147 @@
+//! Line splitting over a whole file's bytes, with each line's byte offset and line number.
+//!
+//! Two splitting rules exist in the reference: the session loader splits on `\n` only (a lone
+//! `\r` stays inside the line and `\r\n` leaves a trailing `\r`, which JSON treats as
+//! whitespace), while the listing reader (`readline`) also ends a line at `\r\n` and at a lone
+//! `\r`. A final piece without a terminator is still a line; it is flagged so that callers can
+//! report it as incomplete rather than corrupt.
+
+use memchr::{memchr, memchr2};
+
+/// Which bytes end a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineRule {
+    /// Only `\n` (the session loader, `loadEntriesFromFile`).
+    Newline,
+    /// `\n`, `\r\n` and a lone `\r` (Node's `readline`, used for `SessionInfo`).
+    Readline,
+}
+
+/// One line of a file: its bytes without the terminator, and where it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Line<'a> {
+    /// The line's bytes, terminator excluded.
+    pub bytes: &'a [u8],
+    /// Absolute byte offset of the line's first byte.
+    pub offset: u64,
+    /// 1-based line number under the rule that split it.
+    pub number: u64,
+    /// False for a last line that has no terminator (a write cut off, or still in progress).
+    pub terminated: bool,
+}
+
+/// Iterator over the lines of a byte slice.
+#[derive(Debug, Clone)]
+pub struct Lines<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    number: u64,
+    rule: LineRule,
+}
+
+impl<'a> Lines<'a> {
+    /// Splits `bytes` under `rule`.
+    pub fn new(bytes: &'a [u8], rule: LineRule) -> Self {
+        Lines { bytes, pos: 0, number: 0, rule }
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Line<'a>> {
+        let rest = self.bytes.get(self.pos..)?;
+        if rest.is_empty() {
+            return None;
+        }
+        let start = self.pos;
+        self.number += 1;
+        let (len, terminator) = match self.rule {
+            LineRule::Newline => match memchr(b'\n', rest) {
+                Some(i) => (i, 1),
+                None => (rest.len(), 0),
+            },
+            LineRule::Readline => match memchr2(b'\n', b'\r', rest) {
+                Some(i) if rest[i] == b'\r' && rest.get(i + 1) == Some(&b'\n') => (i, 2),
+                Some(i) => (i, 1),
+                None => (rest.len(), 0),
+            },
+        };
+        self.pos = start + len + terminator;
+        Some(Line {
+            bytes: &rest[..len],
+            offset: start as u64,
+            number: self.number,
+            terminated: terminator != 0,
+        })
+    }
+}
+
+/// Counts line starts with `memchr`: the floor every whole-file pass is measured against.
+pub fn count_lines(bytes: &[u8]) -> usize {
+    let newlines = memchr::memchr_iter(b'\n', bytes).count();
+    newlines + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
+}
+
+/// True when a line is blank to JavaScript's `String.prototype.trim` (which the reference applies
+/// before deciding to skip a line).
+pub fn is_blank(bytes: &[u8]) -> bool {
+    if bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)) {
+        return true;
+    }
+    // Slow path: non-ASCII whitespace such as NBSP, U+2028 or a BOM.
+    let text = String::from_utf8_lossy(bytes);
+    text.chars().all(crate::text::is_js_whitespace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(bytes: &[u8], rule: LineRule) -> Vec<(&[u8], u64, u64, bool)> {
+        Lines::new(bytes, rule).map(|l| (l.bytes, l.offset, l.number, l.terminated)).collect()
+    }
+
+    #[test]
+    fn newline_rule_keeps_cr_inside_lines() {
+        // spec §5: CRLF leaves a trailing `\r` (JSON whitespace); lone CR does not split.
+        let got = collect(b"a\r\nb\rc\nd", LineRule::Newline);
+        assert_eq!(
+            got,
+            vec![(&b"a\r"[..], 0, 1, true), (&b"b\rc"[..], 3, 2, true), (&b"d"[..], 7, 3, false)]
+        );
+    }
+
+    #[test]
+    fn readline_rule_splits_on_cr_and_crlf() {
+        // spec §5 "Other readers": readline splits on \n, \r\n and a lone \r.
+        let got = collect(b"a\r\nb\rc\n\nd\r", LineRule::Readline);
+        assert_eq!(
+            got,
+            vec![
+                (&b"a"[..], 0, 1, true),
+                (&b"b"[..], 3, 2, true),
+                (&b"c"[..], 5, 3, true),
+                (&b""[..], 7, 4, true),
+                (&b"d"[..], 8, 5, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn empty_input_has_no_lines_and_counts_agree() {
+        assert!(collect(b"", LineRule::Newline).is_empty());
+        for input in [&b""[..], b"a", b"a\n", b"a\nb", b"\n\n"] {
+            assert_eq!(count_lines(input), Lines::new(input, LineRule::Newline).count());
+        }
+    }
+
+    #[test]
+    fn blank_follows_js_trim() {
+        assert!(is_blank(b" \t\r"));
+        assert!(is_blank("\u{a0}\u{2028}\u{feff}".as_bytes()));
+        assert!(!is_blank(b" x "));
+        assert!(!is_blank(b"\x00"));
+    }
+}

@@ -1,0 +1,257 @@
+//! JavaScript string semantics the reference relies on: `trim`, whitespace, `Date.parse` of ISO
+//! timestamps, and lossy display of WTF-8 strings.
+
+/// True for the characters JavaScript's `String.prototype.trim` removes.
+pub fn is_js_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
+
+/// Length of a JS whitespace character encoded at the start of `b`, if there is one.
+fn leading_ws_len(b: &[u8]) -> Option<usize> {
+    match b {
+        [0x09..=0x0d | b' ', ..] => Some(1),
+        [0xc2, 0xa0, ..] => Some(2),
+        [0xe1, 0x9a, 0x80, ..]
+        | [0xe2, 0x80, 0x80..=0x8a | 0xa8 | 0xa9 | 0xaf, ..]
+        | [0xe2, 0x81, 0x9f, ..]
+        | [0xe3, 0x80, 0x80, ..]
+        | [0xef, 0xbb, 0xbf, ..] => Some(3),
+        _ => None,
+    }
+}
+
+/// Length of a JS whitespace character encoded at the end of `b`, if there is one.
+fn trailing_ws_len(b: &[u8]) -> Option<usize> {
+    let n = b.len();
+    for len in [1, 2, 3] {
+        if n >= len && leading_ws_len(&b[n - len..]) == Some(len) {
+            return Some(len);
+        }
+    }
+    None
+}
+
+/// `String.prototype.trim` over WTF-8 bytes.
+pub fn js_trim(mut b: &[u8]) -> &[u8] {
+    while let Some(n) = leading_ws_len(b) {
+        b = &b[n..];
+    }
+    while let Some(n) = trailing_ws_len(b) {
+        b = &b[..b.len() - n];
+    }
+    b
+}
+
+/// Milliseconds since the epoch for `Date.parse(s)`, or `None` where JavaScript gives `NaN`.
+///
+/// Implements the ECMAScript date-time string format (`YYYY[-MM[-DD]][THH:mm[:ss[.sss]]][Z|±HH:mm]`,
+/// with six-digit signed years). A date-time without an offset is taken as UTC (the reference
+/// would use the machine's local zone); V8's non-ISO fallback formats give `None`.
+pub fn parse_js_date(s: &[u8]) -> Option<f64> {
+    let mut p = DateCursor { s, i: 0 };
+    let year: i64 = match p.peek() {
+        Some(sign @ (b'+' | b'-')) => {
+            p.i += 1;
+            let y = p.digits(6)? as i64;
+            if sign == b'-' {
+                if y == 0 {
+                    return None;
+                }
+                -y
+            } else {
+                y
+            }
+        }
+        _ => p.digits(4)? as i64,
+    };
+    let (mut month, mut day) = (1, 1);
+    if p.eat(b'-') {
+        month = p.digits(2)?;
+        if p.eat(b'-') {
+            day = p.digits(2)?;
+        }
+    }
+    let (mut hour, mut minute, mut second, mut millis) = (0, 0, 0, 0.0);
+    let mut offset_min: i64 = 0;
+    if p.eat(b'T') || p.eat(b't') {
+        hour = p.digits(2)?;
+        if !p.eat(b':') {
+            return None;
+        }
+        minute = p.digits(2)?;
+        if p.eat(b':') {
+            second = p.digits(2)?;
+            if p.eat(b'.') {
+                let start = p.i;
+                while p.peek().is_some_and(|c| c.is_ascii_digit()) {
+                    p.i += 1;
+                }
+                let frac = &s[start..p.i];
+                if frac.is_empty() {
+                    return None;
+                }
+                let mut ms = 0u32;
+                for (k, d) in frac.iter().take(3).enumerate() {
+                    ms += u32::from(d - b'0') * [100, 10, 1][k];
+                }
+                millis = f64::from(ms);
+            }
+        }
+        match p.peek() {
+            Some(b'Z' | b'z') => p.i += 1,
+            Some(sign @ (b'+' | b'-')) => {
+                p.i += 1;
+                let oh = p.digits(2)? as i64;
+                if !p.eat(b':') {
+                    return None;
+                }
+                let om = p.digits(2)? as i64;
+                if oh > 23 || om > 59 {
+                    return None;
+                }
+                offset_min = (oh * 60 + om) * if sign == b'-' { -1 } else { 1 };
+            }
+            _ => {}
+        }
+    } else if matches!(p.peek(), Some(b'Z' | b'z')) {
+        p.i += 1;
+    }
+    if p.i != s.len() {
+        return None;
+    }
+    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+        return None;
+    }
+    if hour > 24 || minute > 59 || second > 59 || (hour == 24 && (minute, second, millis) != (0, 0, 0.0)) {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    let ms = (days * 86_400 + i64::from(hour) * 3600 + i64::from(minute) * 60 + i64::from(second)
+        - offset_min * 60) as f64
+        * 1000.0
+        + millis;
+    (ms.abs() <= 8.64e15).then_some(ms)
+}
+
+struct DateCursor<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl DateCursor<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+    fn eat(&mut self, c: u8) -> bool {
+        let hit = self.peek() == Some(c);
+        self.i += usize::from(hit);
+        hit
+    }
+    fn digits(&mut self, n: usize) -> Option<u32> {
+        let d = self.s.get(self.i..self.i + n)?;
+        if !d.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        self.i += n;
+        Some(d.iter().fold(0, |acc, c| acc * 10 + u32::from(c - b'0')))
+    }
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (i64::from(m) + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// `Date.prototype.toISOString()` for a valid time value in milliseconds.
+pub fn js_iso_string(ms: f64) -> String {
+    let total = ms as i64;
+    let days = total.div_euclid(86_400_000);
+    let rem = total.rem_euclid(86_400_000);
+    let (y, m, d) = civil_from_days(days);
+    let year = if (0..=9999).contains(&y) {
+        format!("{y:04}")
+    } else if y < 0 {
+        format!("-{:06}", -y)
+    } else {
+        format!("+{y:06}")
+    };
+    format!(
+        "{year}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1000 % 60,
+        rem % 1000
+    )
+}
+
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trims_like_javascript() {
+        assert_eq!(js_trim(" \u{a0}ab c\u{2028}\t".as_bytes()), b"ab c");
+        assert_eq!(js_trim("\u{feff}".as_bytes()), b"");
+        assert_eq!(js_trim(b"\x00x"), b"\x00x");
+    }
+
+    #[test]
+    fn parses_iso_dates_like_date_parse() {
+        assert_eq!(parse_js_date(b"2025-02-01T10:00:01.000Z"), Some(1_738_404_001_000.0));
+        assert_eq!(parse_js_date(b"2025-03-01T00:00:00Z"), Some(1_740_787_200_000.0));
+        assert_eq!(parse_js_date(b"2025-03-01"), Some(1_740_787_200_000.0));
+        assert_eq!(parse_js_date(b"2025-03-01T01:00:00+01:00"), Some(1_740_787_200_000.0));
+        assert_eq!(parse_js_date(b"1970-01-01T00:00:00.0009Z"), Some(0.0));
+        assert_eq!(parse_js_date(b"not a date"), None);
+        assert_eq!(parse_js_date(b"2025-02-30"), None);
+        assert_eq!(parse_js_date(b""), None);
+    }
+
+    #[test]
+    fn iso_string_round_trips() {
+        for s in ["2025-02-01T10:00:01.000Z", "1969-12-31T23:59:59.999Z", "+275760-09-13T00:00:00.000Z"] {
+            let ms = parse_js_date(s.as_bytes()).unwrap();
+            assert_eq!(js_iso_string(ms), s);
+        }
+    }
+}
