@@ -1,6 +1,19 @@
 //! Pi session files: bytes to entries, with no I/O.
+//!
+//! `session-core` turns the bytes of one session file into Pi's view of it: lines
+//! ([`lines`]), lazily read entries and the loader's rules ([`session`]), the tree, leaf, labels
+//! and name, session totals ([`stats`]) and the picker's `SessionInfo` ([`info`]). It does no
+//! I/O and holds no `unsafe` code.
 #![forbid(unsafe_code)]
 
+pub mod field;
+pub mod info;
 pub mod json;
+mod jssort;
 pub mod lines;
+pub mod session;
+pub mod stats;
 pub mod text;
+
+pub use field::Field;
+pub use session::{Entry, LoadError, Session};

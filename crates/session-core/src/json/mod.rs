@@ -6,12 +6,12 @@
 //! that are array indices come first in ascending order, as JavaScript orders properties.
 
 mod parse;
-mod scan;
+pub mod scan;
 mod write;
 
 use std::borrow::Cow;
 
-pub use parse::{MAX_DEPTH, ParseError, parse_value};
+pub use parse::{MAX_DEPTH, ParseError, parse_value, unescape_into};
 pub use scan::{ScanError, Scanned, Span, scan_line};
 pub use write::{to_json, write_json, write_number, write_string};
 

@@ -1,0 +1,129 @@
+//! One top-level property of an entry as JavaScript sees it: absent (`undefined`), `null`, a
+//! string, or any other JSON value kept as raw text.
+
+use std::borrow::Cow;
+
+use bumpalo::Bump;
+
+use crate::json::{self, JsStr, Span, Value, scan::SpanKind};
+
+/// A property value read without a full parse.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub enum Field<'a> {
+    /// The key is missing (`undefined`).
+    #[default]
+    Absent,
+    /// `null`.
+    Null,
+    /// A string.
+    Str(JsStr<'a>),
+    /// Any other JSON value, as its raw text (numbers, booleans, objects, arrays).
+    Raw(Cow<'a, [u8]>),
+}
+
+impl<'a> Field<'a> {
+    /// Reads the value at `span` of `line`.
+    pub fn from_span(line: &'a [u8], span: Option<Span>) -> Self {
+        let Some(span) = span else { return Field::Absent };
+        let raw = &line[span.start as usize..span.end as usize];
+        match span.kind {
+            SpanKind::Null => Field::Null,
+            SpanKind::Str { escaped } => Field::Str(decode_string(raw, escaped)),
+            _ => Field::Raw(Cow::Borrowed(raw)),
+        }
+    }
+
+    /// Converts a parsed value (used where a line needed a full parse).
+    pub fn from_value(v: Option<&Value<'_>>) -> Field<'static> {
+        match v {
+            None => Field::Absent,
+            Some(Value::Null) => Field::Null,
+            Some(Value::String(s)) => Field::Str(s.clone().into_owned()),
+            Some(other) => Field::Raw(Cow::Owned(json::to_json(other).into_bytes())),
+        }
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&JsStr<'a>> {
+        match self {
+            Field::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Whether the value equals the string `s`.
+    pub fn is(&self, s: &str) -> bool {
+        matches!(self, Field::Str(v) if v.as_bytes() == s.as_bytes())
+    }
+
+    /// JavaScript truthiness.
+    pub fn is_truthy(&self) -> bool {
+        match self {
+            Field::Absent | Field::Null => false,
+            Field::Str(s) => !s.is_empty(),
+            Field::Raw(raw) => match raw.first() {
+                Some(b'{' | b'[') => true,
+                Some(b't') => true,
+                Some(b'f') => false,
+                _ => std::str::from_utf8(raw).ok().and_then(|t| t.parse::<f64>().ok()).is_some_and(|n| n != 0.0),
+            },
+        }
+    }
+
+    /// The full value; `None` for `undefined`.
+    pub fn to_value(&self) -> Option<Value<'a>> {
+        match self {
+            Field::Absent => None,
+            Field::Null => Some(Value::Null),
+            Field::Str(s) => Some(Value::String(s.clone())),
+            Field::Raw(raw) => {
+                let arena = Bump::new();
+                json::parse_value(raw.as_ref(), &arena).ok().map(Value::into_owned)
+            }
+        }
+    }
+
+    /// `new Date(value).getTime()`: strings through `Date.parse`, numbers as they are, `null` as 0.
+    pub fn time_value(&self) -> f64 {
+        match self {
+            Field::Absent => f64::NAN,
+            Field::Null => 0.0,
+            Field::Str(s) => crate::text::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
+            Field::Raw(raw) => match raw.first() {
+                Some(b't') => 1.0,
+                Some(b'f') => 0.0,
+                Some(b'-' | b'0'..=b'9') => {
+                    let n = std::str::from_utf8(raw).ok().and_then(|t| t.parse::<f64>().ok()).unwrap_or(f64::NAN);
+                    if n.abs() <= 8.64e15 { n.trunc() + 0.0 } else { f64::NAN }
+                }
+                _ => f64::NAN,
+            },
+        }
+    }
+
+    /// Detaches the value from its input.
+    pub fn into_owned(self) -> Field<'static> {
+        match self {
+            Field::Absent => Field::Absent,
+            Field::Null => Field::Null,
+            Field::Str(s) => Field::Str(s.into_owned()),
+            Field::Raw(raw) => Field::Raw(Cow::Owned(raw.into_owned())),
+        }
+    }
+}
+
+/// Decodes a string's raw text (between the quotes) into WTF-8, borrowing when it needs no work.
+pub fn decode_string(raw: &[u8], escaped: bool) -> JsStr<'_> {
+    let valid = std::str::from_utf8(raw).is_ok();
+    if !escaped && valid {
+        return JsStr::borrowed(raw);
+    }
+    let text = String::from_utf8_lossy(raw);
+    let mut out = Vec::with_capacity(raw.len());
+    if escaped {
+        json::unescape_into(text.as_bytes(), &mut out);
+    } else {
+        out.extend_from_slice(text.as_bytes());
+    }
+    JsStr(Cow::Owned(out))
+}

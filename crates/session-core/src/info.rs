@@ -1,0 +1,214 @@
+//! `SessionInfo` for one file (§9), as a pure function of its bytes and its modification time:
+//! what Pi's session picker shows. Lines are split as `readline` splits them.
+
+use bumpalo::Bump;
+
+use crate::field::Field;
+use crate::json::{self, JsStr, Value, scan::SpanKind};
+use crate::lines::{LineRule, Lines, is_blank};
+use crate::session::{Detail, Entry, top_is_falsy};
+
+/// The picker's view of a session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionInfo<'a> {
+    /// `header.id`, unvalidated (a number is listed as it is).
+    pub id: Field<'a>,
+    /// `header.cwd` when it is a string, else `""`.
+    pub cwd: JsStr<'a>,
+    /// The latest `session_info` name, trimmed; `None` when cleared or never set.
+    pub name: Option<JsStr<'a>>,
+    /// `header.parentSession`, as it is.
+    pub parent_session: Field<'a>,
+    /// `new Date(header.timestamp)` in ms; `NaN` for an invalid date.
+    pub created: f64,
+    /// Last user or assistant activity, else the header time, else the file's mtime (ms).
+    pub modified: f64,
+    /// Every `message` entry, any role, every branch.
+    pub message_count: u64,
+    /// Text of the first user message with text, or `(no messages)`.
+    pub first_message: JsStr<'a>,
+    /// Texts of all user and assistant messages, joined with one space (WTF-8).
+    pub all_messages_text: Vec<u8>,
+}
+
+/// Why the reference leaves a file out of the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Omitted {
+    /// 1-based line, when one line is the cause.
+    pub line: Option<u64>,
+    /// Byte offset of that line.
+    pub offset: Option<u64>,
+    /// The reason.
+    pub reason: String,
+}
+
+impl std::fmt::Display for Omitted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.line, self.offset) {
+            (Some(l), Some(o)) => write!(f, "line {l}, byte {o}: {}", self.reason),
+            _ => f.write_str(&self.reason),
+        }
+    }
+}
+
+fn omitted(entry: Option<&Entry<'_>>, reason: impl Into<String>) -> Omitted {
+    Omitted { line: entry.map(|e| e.line_number), offset: entry.map(|e| e.offset), reason: reason.into() }
+}
+
+/// Computes `SessionInfo` from a file's bytes; `mtime_ms` is only used when no date is found.
+pub fn session_info(bytes: &[u8], mtime_ms: f64) -> Result<SessionInfo<'_>, Omitted> {
+    let mut header: Option<Entry<'_>> = None;
+    let mut header_value = Value::Null;
+    let mut name: Option<JsStr<'_>> = None;
+    let mut message_count = 0u64;
+    let mut last_activity: Option<f64> = None;
+    let mut first_message: Option<JsStr<'_>> = None;
+    let mut all_text: Vec<u8> = Vec::new();
+    let mut pushed_any = false;
+    let mut arena = Bump::new();
+    for line in Lines::new(bytes, LineRule::Readline) {
+        if is_blank(line.bytes) {
+            continue;
+        }
+        let Ok(scanned) = json::scan_line(line.bytes) else { continue };
+        if top_is_falsy(line.bytes, &scanned) {
+            continue;
+        }
+        let entry = Entry::from_scan(line, &scanned);
+        if header.is_none() {
+            if !entry.is_type("session") {
+                return Err(omitted(Some(&entry), "the first parsed record is not a session header"));
+            }
+            header_value = entry.value(&Bump::new()).map(Value::into_owned).unwrap_or(Value::Null);
+            header = Some(entry);
+            continue;
+        }
+        if let Detail::SessionInfo(n) = &entry.detail {
+            name = match n {
+                Field::Absent | Field::Null => None,
+                Field::Str(s) => {
+                    let t = crate::text::js_trim(s.as_bytes());
+                    (!t.is_empty()).then(|| JsStr(std::borrow::Cow::Owned(t.to_vec())))
+                }
+                Field::Raw(_) => return Err(omitted(Some(&entry), "session_info name is not a string")),
+            };
+        }
+        let Detail::Message { message, role } = &entry.detail else { continue };
+        message_count += 1;
+        match message {
+            None | Some(SpanKind::Null) => {
+                return Err(omitted(Some(&entry), "message entry without a message object"));
+            }
+            Some(SpanKind::Object) => {}
+            Some(_) => continue,
+        }
+        let Field::Str(role) = role else { continue };
+        let is_user = *role == "user";
+        if !is_user && *role != "assistant" {
+            continue;
+        }
+        arena.reset();
+        let value = entry.value(&arena).map_err(|e| omitted(Some(&entry), e.reason))?;
+        let Some(msg) = value.get("message").and_then(Value::as_object) else { continue };
+        let Some(content) = msg.get("content") else { continue };
+        let time = match msg.get("timestamp") {
+            Some(Value::Number(n)) => Some(*n),
+            _ => Some(entry.timestamp.time_value()).filter(|t| !t.is_nan()),
+        };
+        if let Some(t) = time {
+            last_activity = Some(last_activity.unwrap_or(0.0).max(t));
+        }
+        let text = extract_text(content).ok_or_else(|| omitted(Some(&entry), "message content is neither text nor blocks"))?;
+        if text.is_empty() {
+            continue;
+        }
+        if pushed_any {
+            all_text.push(b' ');
+        }
+        pushed_any = true;
+        all_text.extend_from_slice(&text);
+        if is_user && first_message.is_none() {
+            first_message = Some(JsStr(std::borrow::Cow::Owned(text)));
+        }
+    }
+    let Some(header) = header else { return Err(omitted(None, "no session header")) };
+    let header_time = match &header.timestamp {
+        Field::Str(s) => crate::text::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
+        _ => f64::NAN,
+    };
+    let modified = match last_activity {
+        Some(t) if t > 0.0 => time_clip(t),
+        _ if !header_time.is_nan() => header_time,
+        _ => mtime_ms,
+    };
+    let cwd = match header_value.get("cwd") {
+        Some(Value::String(s)) => s.clone(),
+        _ => JsStr::default(),
+    };
+    Ok(SessionInfo {
+        id: Field::from_value(header_value.get("id")),
+        cwd: cwd.into_owned(),
+        name: name.map(JsStr::into_owned),
+        parent_session: Field::from_value(header_value.get("parentSession")),
+        created: header.timestamp.time_value(),
+        modified,
+        message_count,
+        first_message: first_message.unwrap_or_else(|| JsStr::owned("(no messages)")),
+        all_messages_text: all_text,
+    })
+}
+
+/// `new Date(t)` for a number: `NaN` outside ±8.64e15, else truncated.
+fn time_clip(t: f64) -> f64 {
+    if t.abs() <= 8.64e15 { t.trunc() + 0.0 } else { f64::NAN }
+}
+
+/// `extractTextContent`: a string as it is, or the `text` of `type:"text"` blocks joined with
+/// one space. `None` where the reference throws (content not a string or array, a `null` block).
+fn extract_text(content: &Value<'_>) -> Option<Vec<u8>> {
+    match content {
+        Value::String(s) => Some(s.as_bytes().to_vec()),
+        Value::Array(blocks) => {
+            let mut out = Vec::new();
+            let mut first = true;
+            for block in blocks {
+                if matches!(block, Value::Null) {
+                    return None;
+                }
+                if !block.get("type").and_then(Value::as_str).is_some_and(|t| *t == "text") {
+                    continue;
+                }
+                if !first {
+                    out.push(b' ');
+                }
+                first = false;
+                join_text(block.get("text"), &mut out);
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// `Array.prototype.join`'s conversion of one element: `undefined` and `null` are empty.
+fn join_text(v: Option<&Value<'_>>, out: &mut Vec<u8>) {
+    match v {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) => out.extend_from_slice(s.as_bytes()),
+        Some(Value::Bool(b)) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Some(Value::Number(n)) if n.is_nan() => out.extend_from_slice(b"NaN"),
+        Some(Value::Number(n)) if n.is_infinite() => {
+            out.extend_from_slice(if *n > 0.0 { b"Infinity" } else { b"-Infinity" })
+        }
+        Some(Value::Number(n)) => json::write_number(*n, out),
+        Some(Value::Object(_)) => out.extend_from_slice(b"[object Object]"),
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                join_text(Some(item), out);
+            }
+        }
+    }
+}

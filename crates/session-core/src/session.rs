@@ -1,0 +1,532 @@
+//! A loaded session: the loader's rules (§2, §5), version migration (§4), the id index, leaf,
+//! branch, labels, name and tree (§6), exactly as Pi 1.6 computes them, with guards where the
+//! reference hangs.
+
+use ahash::{AHashMap, AHashSet};
+use bumpalo::Bump;
+
+use crate::field::Field;
+use crate::json::{self, Scanned, Value, scan::SpanKind};
+use crate::jssort::js_sort;
+use crate::lines::{LineRule, Lines, is_blank};
+
+/// One parsed record of the file (the header included), read lazily: the common fields come from
+/// a validating scan, the full value only from [`Entry::value`].
+#[derive(Debug, Clone)]
+pub struct Entry<'a> {
+    /// The line's bytes.
+    pub line: &'a [u8],
+    /// Absolute byte offset of the line.
+    pub offset: u64,
+    /// 1-based line number.
+    pub line_number: u64,
+    /// False for JSON values that are not objects (numbers, strings, arrays), which the
+    /// reference keeps as entries with every field `undefined`.
+    pub is_object: bool,
+    /// `type`.
+    pub entry_type: Field<'a>,
+    /// `id` (regenerated for v1 files).
+    pub id: Field<'a>,
+    /// `parentId` (rewritten for v1 files).
+    pub parent_id: Field<'a>,
+    /// `timestamp`.
+    pub timestamp: Field<'a>,
+    /// Fields some entry types need at load time.
+    pub detail: Detail<'a>,
+    /// Set by v1 migration: the `firstKeptEntryId` derived from `firstKeptEntryIndex`.
+    pub migrated_first_kept: Option<Field<'a>>,
+    /// Set by v2 migration: `message.role` was `hookMessage` and reads as `custom`.
+    pub hook_message_renamed: bool,
+}
+
+/// Type-specific fields read during loading.
+#[derive(Debug, Clone, Default)]
+pub enum Detail<'a> {
+    /// Nothing needed.
+    #[default]
+    None,
+    /// A `label` entry.
+    Label {
+        /// `targetId`.
+        target: Field<'a>,
+        /// `label`.
+        label: Field<'a>,
+    },
+    /// A `session_info` entry's `name`.
+    SessionInfo(Field<'a>),
+    /// A `message` entry: the kind of its `message` value and its `role`.
+    Message {
+        /// What `message` is (`None` when absent).
+        message: Option<SpanKind>,
+        /// `message.role`.
+        role: Field<'a>,
+    },
+}
+
+impl<'a> Entry<'a> {
+    /// The full value of the line, parsed with `simd-json` into `arena`.
+    pub fn value<'b>(&self, arena: &'b Bump) -> Result<Value<'b>, json::ParseError> {
+        json::parse_value(self.line, arena)
+    }
+
+    /// Whether `type` is `t`.
+    pub fn is_type(&self, t: &str) -> bool {
+        self.entry_type.is(t)
+    }
+
+    /// `message.role`, after migration.
+    pub fn role(&self) -> Field<'a> {
+        match &self.detail {
+            Detail::Message { .. } if self.hook_message_renamed => Field::Str("custom".into()),
+            Detail::Message { role, .. } => role.clone(),
+            _ => Field::Absent,
+        }
+    }
+
+    /// Builds the lazy view of a line from its scan.
+    pub fn from_scan(line: crate::lines::Line<'a>, scanned: &Scanned) -> Entry<'a> {
+        let b = line.bytes;
+        let mut entry = Entry {
+            line: b,
+            offset: line.offset,
+            line_number: line.number,
+            is_object: scanned.is_object(),
+            entry_type: Field::Absent,
+            id: Field::Absent,
+            parent_id: Field::Absent,
+            timestamp: Field::Absent,
+            detail: Detail::None,
+            migrated_first_kept: None,
+            hook_message_renamed: false,
+        };
+        if !entry.is_object {
+            return entry;
+        }
+        if scanned.escaped_keys {
+            entry.fill_from_full_parse();
+            return entry;
+        }
+        let f = |k: &str| Field::from_span(b, scanned.field(b, k));
+        entry.entry_type = f("type");
+        entry.id = f("id");
+        entry.parent_id = f("parentId");
+        entry.timestamp = f("timestamp");
+        entry.detail = match &entry.entry_type {
+            t if t.is("label") => Detail::Label { target: f("targetId"), label: f("label") },
+            t if t.is("session_info") => Detail::SessionInfo(f("name")),
+            t if t.is("message") => {
+                let message = scanned.field(b, "message").map(|s| s.kind);
+                let role = if message == Some(SpanKind::Object) {
+                    Field::from_span(b, scanned.message_field(b, "role"))
+                } else {
+                    Field::Absent
+                };
+                Detail::Message { message, role }
+            }
+            _ => Detail::None,
+        };
+        entry
+    }
+
+    /// The slow path for lines whose keys hold escapes: read the fields from the full value.
+    fn fill_from_full_parse(&mut self) {
+        let arena = Bump::new();
+        let Ok(v) = json::parse_value(self.line, &arena) else { return };
+        let f = |k: &str| Field::from_value(v.get(k));
+        self.entry_type = f("type");
+        self.id = f("id");
+        self.parent_id = f("parentId");
+        self.timestamp = f("timestamp");
+        self.detail = match &self.entry_type {
+            t if t.is("label") => Detail::Label { target: f("targetId"), label: f("label") },
+            t if t.is("session_info") => Detail::SessionInfo(f("name")),
+            t if t.is("message") => {
+                let m = v.get("message");
+                Detail::Message {
+                    message: m.map(|m| match m {
+                        Value::Null => SpanKind::Null,
+                        Value::Bool(_) => SpanKind::Bool,
+                        Value::Number(_) => SpanKind::Number,
+                        Value::String(_) => SpanKind::Str { escaped: false },
+                        Value::Array(_) => SpanKind::Array,
+                        Value::Object(_) => SpanKind::Object,
+                    }),
+                    role: Field::from_value(m.and_then(|m| m.get("role"))),
+                }
+            }
+            _ => Detail::None,
+        };
+    }
+}
+
+/// A problem found while loading: never fatal for the rest of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// 1-based line number.
+    pub line: u64,
+    /// Absolute byte offset of the problem.
+    pub offset: u64,
+    /// What happened and what we did.
+    pub message: String,
+}
+
+/// Why a file is not a session the reference would open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// The file has no bytes (the reference writes a fresh header into it; we do not write).
+    Empty,
+    /// The first parsed record is not a `session` header with a string `id` (the reference throws
+    /// "Session file is not a valid pi session").
+    NotASession {
+        /// Line of the first parsed record, if any.
+        line: Option<u64>,
+        /// Its byte offset.
+        offset: Option<u64>,
+        /// Why it was refused.
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::Empty => write!(f, "empty file: not a session (Pi would write a new header into it)"),
+            LoadError::NotASession { line: Some(l), offset: Some(o), reason } => {
+                write!(f, "line {l}, byte {o}: not a valid pi session: {reason}")
+            }
+            LoadError::NotASession { reason, .. } => write!(f, "not a valid pi session: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// A node of [`Session::tree`].
+#[derive(Debug, Clone)]
+pub struct TreeNode {
+    /// Index into [`Session::records`] of the record this node shows (the last with its id).
+    pub record: usize,
+    /// Child node indices, sorted by timestamp as the reference sorts them.
+    pub children: Vec<usize>,
+}
+
+/// The tree as `getTree()` builds it: nodes, and roots in file order.
+#[derive(Debug, Clone, Default)]
+pub struct Tree {
+    /// Root node indices.
+    pub roots: Vec<usize>,
+    /// Every node.
+    pub nodes: Vec<TreeNode>,
+}
+
+/// A session loaded from the bytes of one file.
+#[derive(Debug)]
+pub struct Session<'a> {
+    /// Every parsed record in file order; index 0 is the header.
+    pub records: Vec<Entry<'a>>,
+    /// The header's full value.
+    pub header: Value<'a>,
+    /// The version the file declared, when migration ran (1 or 2).
+    pub migrated_from: Option<u8>,
+    /// The last line had no `\n` (the reference appends one on load; we never write).
+    pub incomplete_tail: bool,
+    /// Lines skipped or entries treated specially, with where they are.
+    pub diagnostics: Vec<Diagnostic>,
+    by_id: AHashMap<Field<'a>, usize>,
+    /// `None`: no entries (`null`); `Some(Field::Absent)`: the last entry has no id.
+    leaf: Option<Field<'a>>,
+    labels: AHashMap<Field<'a>, (Field<'a>, Field<'a>)>,
+}
+
+impl<'a> Session<'a> {
+    /// Loads a session from a whole file's bytes, as `SessionManager.open` does, minus its writes.
+    pub fn load(bytes: &'a [u8]) -> Result<Session<'a>, LoadError> {
+        if bytes.is_empty() {
+            return Err(LoadError::Empty);
+        }
+        let mut records: Vec<Entry<'a>> = Vec::new();
+        let mut diagnostics = Vec::new();
+        let mut incomplete_tail = false;
+        let mut first_bad: Option<(u64, u64, String)> = None;
+        for line in Lines::new(bytes, LineRule::Newline) {
+            if !line.terminated {
+                incomplete_tail = true;
+            }
+            if is_blank(line.bytes) {
+                continue;
+            }
+            match json::scan_line(line.bytes) {
+                Ok(scanned) => {
+                    if top_is_falsy(line.bytes, &scanned) {
+                        diagnostics.push(Diagnostic {
+                            line: line.number,
+                            offset: line.offset,
+                            message: "line is a falsy JSON value (null, false, 0 or \"\"): skipped".into(),
+                        });
+                        continue;
+                    }
+                    records.push(Entry::from_scan(line, &scanned));
+                }
+                Err(e) => {
+                    let what = if line.terminated { "malformed JSON" } else { "incomplete last line" };
+                    let message = format!("{what} ({}): skipped", e.reason);
+                    if records.is_empty() && first_bad.is_none() {
+                        first_bad = Some((line.number, line.offset + e.offset as u64, message.clone()));
+                    }
+                    diagnostics.push(Diagnostic { line: line.number, offset: line.offset + e.offset as u64, message });
+                }
+            }
+        }
+        let Some(first) = records.first() else {
+            return Err(LoadError::NotASession {
+                line: first_bad.as_ref().map(|b| b.0),
+                offset: first_bad.as_ref().map(|b| b.1),
+                reason: "no line parses as JSON".into(),
+            });
+        };
+        if !(first.is_type("session") && matches!(first.id, Field::Str(_))) {
+            let reason = if first.is_type("session") {
+                "the header's id is not a string".to_string()
+            } else {
+                "the first parsed record is not a session header".to_string()
+            };
+            return Err(LoadError::NotASession { line: Some(first.line_number), offset: Some(first.offset), reason });
+        }
+        let arena = Bump::new();
+        let header = first
+            .value(&arena)
+            .map(Value::into_owned)
+            .map_err(|e| LoadError::NotASession { line: Some(first.line_number), offset: Some(first.offset), reason: e.reason.into() })?;
+        let mut session = Session {
+            records,
+            header,
+            migrated_from: None,
+            incomplete_tail,
+            diagnostics,
+            by_id: AHashMap::new(),
+            leaf: None,
+            labels: AHashMap::new(),
+        };
+        session.migrate();
+        session.build_index();
+        Ok(session)
+    }
+
+    /// The session id (the header's `id`).
+    pub fn id(&self) -> &crate::json::JsStr<'a> {
+        match &self.records[0].id {
+            Field::Str(s) => s,
+            // `load` only accepts headers with a string id.
+            _ => unreachable_str(),
+        }
+    }
+
+    /// Every non-header record in file order (`getEntries()`).
+    pub fn entries(&self) -> impl Iterator<Item = (usize, &Entry<'a>)> {
+        self.records.iter().enumerate().skip(1).filter(|(_, e)| !e.is_type("session"))
+    }
+
+    /// `getLeafId()`: `None` for `null` (no entries), `Some(Field::Absent)` for `undefined`.
+    pub fn leaf_id(&self) -> Option<&Field<'a>> {
+        self.leaf.as_ref()
+    }
+
+    /// The record an id resolves to (the last record with that id).
+    pub fn get(&self, id: &Field<'a>) -> Option<usize> {
+        self.by_id.get(id).copied()
+    }
+
+    /// The label on an entry and its timestamp.
+    pub fn label(&self, id: &Field<'a>) -> Option<&(Field<'a>, Field<'a>)> {
+        self.labels.get(id)
+    }
+
+    /// `getSessionName()`: the latest `session_info` in file order decides, `""` clears.
+    /// A non-string name (the reference throws) reads as no name.
+    pub fn name(&self) -> Option<crate::json::JsStr<'a>> {
+        let info = self.entries().map(|(_, e)| e).filter(|e| e.is_type("session_info")).last()?;
+        match &info.detail {
+            Detail::SessionInfo(Field::Str(s)) => {
+                let t = crate::text::js_trim(s.as_bytes());
+                (!t.is_empty()).then(|| crate::field::decode_string(t, false).into_owned())
+            }
+            _ => None,
+        }
+    }
+
+    /// `getBranch(fromId)`: record indices from the root to `from` (or the leaf). Stops at a
+    /// parent already on the path, where the reference would loop forever.
+    pub fn branch(&self, from: Option<&Field<'a>>) -> Branch {
+        let start = from.or(self.leaf.as_ref());
+        let mut path = Vec::new();
+        let mut cycle_at = None;
+        let mut current = start.filter(|s| s.is_truthy()).and_then(|s| self.get(s));
+        let mut seen = AHashSet::new();
+        while let Some(i) = current {
+            if !seen.insert(i) {
+                cycle_at = Some(i);
+                break;
+            }
+            path.push(i);
+            let parent = &self.records[i].parent_id;
+            current = if parent.is_truthy() { self.get(parent) } else { None };
+        }
+        path.reverse();
+        Branch { path, cycle_at }
+    }
+
+    /// `getTree()`: roots in file order, children sorted by timestamp; duplicate ids attach the
+    /// last record's node once per record, as the reference does.
+    pub fn tree(&self) -> Tree {
+        let mut node_of: AHashMap<&Field<'a>, usize> = AHashMap::new();
+        let mut nodes: Vec<TreeNode> = Vec::new();
+        for (i, e) in self.entries() {
+            match node_of.get(&e.id) {
+                Some(&n) => nodes[n] = TreeNode { record: i, children: Vec::new() },
+                None => {
+                    node_of.insert(&e.id, nodes.len());
+                    nodes.push(TreeNode { record: i, children: Vec::new() });
+                }
+            }
+        }
+        let mut roots = Vec::new();
+        for (_, e) in self.entries() {
+            let node = node_of[&e.id];
+            if e.parent_id == Field::Null || e.parent_id == e.id {
+                roots.push(node);
+            } else if let Some(&parent) = node_of.get(&e.parent_id) {
+                nodes[parent].children.push(node);
+            } else {
+                roots.push(node);
+            }
+        }
+        let times: Vec<f64> = nodes.iter().map(|n| self.records[n.record].timestamp.time_value()).collect();
+        for n in &mut nodes {
+            js_sort(&mut n.children, |a, b| times[*a] - times[*b]);
+        }
+        Tree { roots, nodes }
+    }
+
+    fn migrate(&mut self) {
+        let version = js_number(&self.header.get("version").cloned());
+        // `header.version ?? 1`; comparisons with NaN are all false.
+        let version = match self.header.get("version") {
+            None | Some(Value::Null) => 1.0,
+            _ => version,
+        };
+        if version.is_nan() || version >= 3.0 {
+            return;
+        }
+        self.migrated_from = Some(if version < 2.0 { 1 } else { 2 });
+        if version < 2.0 {
+            self.migrate_v1();
+        }
+        for e in &mut self.records {
+            if e.is_type("message") && e.role().is("hookMessage") {
+                e.hook_message_renamed = true;
+            }
+        }
+    }
+
+    /// v1 → v2: fresh ids in file order (`00000001`, `00000002`, …: deterministic, and unique
+    /// because every id is replaced), a linear parent chain, and `firstKeptEntryIndex` resolved.
+    fn migrate_v1(&mut self) {
+        let mut prev = Field::Null;
+        let mut n = 0u32;
+        for i in 0..self.records.len() {
+            let e = &self.records[i];
+            if e.is_type("session") || !e.is_object {
+                continue;
+            }
+            n += 1;
+            let id = Field::Str(crate::json::JsStr::owned(format!("{n:08x}")));
+            let kept_index = if e.is_type("compaction") { first_kept_index(e.line) } else { None };
+            let e = &mut self.records[i];
+            e.id = id.clone();
+            e.parent_id = std::mem::replace(&mut prev, id);
+            if let Some(k) = kept_index {
+                let target = (k.fract() == 0.0 && k >= 0.0).then(|| self.records.get(k as usize)).flatten();
+                let first_kept = match target {
+                    Some(t) if !t.is_type("session") => t.id.clone(),
+                    _ => Field::Absent,
+                };
+                self.records[i].migrated_first_kept = Some(first_kept);
+            }
+        }
+    }
+
+    fn build_index(&mut self) {
+        let mut by_id = AHashMap::with_capacity(self.records.len());
+        let mut labels = AHashMap::new();
+        let mut leaf = None;
+        for (i, e) in self.records.iter().enumerate().skip(1) {
+            if e.is_type("session") {
+                continue;
+            }
+            by_id.insert(e.id.clone(), i);
+            leaf = Some(e.id.clone());
+            if let Detail::Label { target, label } = &e.detail {
+                if label.is_truthy() {
+                    labels.insert(target.clone(), (label.clone(), e.timestamp.clone()));
+                } else {
+                    labels.remove(target);
+                }
+            }
+        }
+        self.by_id = by_id;
+        self.labels = labels;
+        self.leaf = leaf;
+    }
+}
+
+/// A root-to-leaf path of record indices.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Branch {
+    /// Record indices, root first.
+    pub path: Vec<usize>,
+    /// Where the walk met a record already on the path (the reference never returns).
+    pub cycle_at: Option<usize>,
+}
+
+fn unreachable_str() -> &'static crate::json::JsStr<'static> {
+    static EMPTY: std::sync::OnceLock<crate::json::JsStr<'static>> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(crate::json::JsStr::default)
+}
+
+/// Whether a line's value is one the reference drops with `if (entry)`: `null`, `false`, `0`, `""`.
+pub fn top_is_falsy(line: &[u8], scanned: &Scanned) -> bool {
+    let t = crate::text::js_trim(line);
+    match scanned.top {
+        Some(SpanKind::Null) => true,
+        Some(SpanKind::Bool) => t.first() == Some(&b'f'),
+        Some(SpanKind::Str { .. }) => t == b"\"\"",
+        Some(SpanKind::Number) => std::str::from_utf8(t).ok().and_then(|t| t.parse::<f64>().ok()) == Some(0.0),
+        _ => false,
+    }
+}
+
+/// `firstKeptEntryIndex` when it is a number.
+fn first_kept_index(line: &[u8]) -> Option<f64> {
+    let arena = Bump::new();
+    let v = json::parse_value(line, &arena).ok()?;
+    v.get("firstKeptEntryIndex")?.as_f64()
+}
+
+/// JavaScript's `ToNumber` for the values a header's `version` can hold.
+pub(crate) fn js_number(v: &Option<Value<'_>>) -> f64 {
+    match v {
+        None => f64::NAN,
+        Some(Value::Null) => 0.0,
+        Some(Value::Bool(b)) => f64::from(u8::from(*b)),
+        Some(Value::Number(n)) => *n,
+        Some(Value::String(s)) => {
+            let t = crate::text::js_trim(s.as_bytes());
+            if t.is_empty() {
+                0.0
+            } else {
+                std::str::from_utf8(t).ok().and_then(|t| t.parse::<f64>().ok()).unwrap_or(f64::NAN)
+            }
+        }
+        Some(_) => f64::NAN,
+    }
+}

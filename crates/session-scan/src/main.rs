@@ -1,0 +1,178 @@
+//! The `session-scan` command line: tree and totals of Pi session files.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use rayon::prelude::*;
+use session_core::Session;
+use session_core::json::{JsStr, Object, Value, write_json};
+use session_scan::report;
+use session_scan::{ReadStrategy, expand_paths, read_file};
+
+#[derive(Parser)]
+#[command(name = "session-scan", version, about = "Fast, exact reader of Pi coding-agent session files")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Worker threads (default: all cores).
+    #[arg(long, global = true)]
+    threads: Option<usize>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The entry tree of each session (getTree()).
+    Tree(FileArgs),
+    /// Session totals and cost breakdown (getSessionStats(), getUsageCostBreakdown()).
+    Stats(FileArgs),
+}
+
+#[derive(clap::Args)]
+struct FileArgs {
+    /// Session files, or folders searched for *.jsonl.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// One JSON object per file per line.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What one file produced: its stdout text and its diagnostics.
+struct Outcome {
+    stdout: Vec<u8>,
+    stderr: Vec<String>,
+    failed: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Some(n) = cli.threads {
+        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
+            eprintln!("session-scan: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let (args, which) = match &cli.command {
+        Command::Tree(a) => (a, Which::Tree),
+        Command::Stats(a) => (a, Which::Stats),
+    };
+    let paths = expand_paths(&args.files);
+    let outcomes: Vec<Outcome> = paths.par_iter().map(|p| run_file(p, which, args.json)).collect();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut failed = false;
+    for o in outcomes {
+        for line in &o.stderr {
+            eprintln!("{line}");
+        }
+        failed |= o.failed;
+        if let Err(e) = out.write_all(&o.stdout) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("session-scan: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    if out.flush().is_err() {
+        return ExitCode::SUCCESS;
+    }
+    if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
+}
+
+#[derive(Clone, Copy)]
+enum Which {
+    Tree,
+    Stats,
+}
+
+fn error_record(file: &str, line: Option<u64>, offset: Option<u64>, message: &str) -> Vec<u8> {
+    let mut err = Object::new();
+    if let Some(l) = line {
+        err.insert("line", Value::Number(l as f64));
+    }
+    if let Some(o) = offset {
+        err.insert("offset", Value::Number(o as f64));
+    }
+    err.insert("message", Value::String(JsStr::owned(message)));
+    let mut rec = Object::new();
+    rec.insert("file", Value::String(JsStr::owned(file)));
+    rec.insert("error", Value::Object(err));
+    let mut buf = Vec::new();
+    write_json(&Value::Object(rec), &mut buf);
+    buf.push(b'\n');
+    buf
+}
+
+fn run_file(path: &std::path::Path, which: Which, json: bool) -> Outcome {
+    let file = path.to_string_lossy().into_owned();
+    let mut o = Outcome { stdout: Vec::new(), stderr: Vec::new(), failed: false };
+    let fail = |o: &mut Outcome, line: Option<u64>, offset: Option<u64>, msg: String| {
+        let at = match (line, offset) {
+            (Some(l), Some(b)) => format!("{file}:{l}: byte {b}: "),
+            _ => format!("{file}: "),
+        };
+        o.stderr.push(format!("{at}{msg}"));
+        o.failed = true;
+        if json {
+            o.stdout.extend(error_record(&file, line, offset, &msg));
+        }
+    };
+    let bytes = match read_file(path, ReadStrategy::Auto) {
+        Ok((b, _)) => b,
+        Err(e) => {
+            fail(&mut o, None, None, format!("cannot read: {e}"));
+            return o;
+        }
+    };
+    let session = match Session::load(&bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            let (line, offset) = match &e {
+                session_core::LoadError::NotASession { line, offset, .. } => (*line, *offset),
+                session_core::LoadError::Empty => (None, None),
+            };
+            fail(&mut o, line, offset, e.to_string());
+            return o;
+        }
+    };
+    for d in &session.diagnostics {
+        o.stderr.push(format!("{file}:{}: byte {}: {}", d.line, d.offset, d.message));
+    }
+    match which {
+        Which::Tree => {
+            let tree = session.tree();
+            let (rec, notes) = report::tree_record(&file, &session, &tree);
+            if notes.cycles_cut > 0 {
+                o.stderr.push(format!(
+                    "{file}: {} child link(s) would re-enter an ancestor (duplicate ids form a loop): not followed",
+                    notes.cycles_cut
+                ));
+            }
+            if notes.truncated {
+                o.stderr.push(format!("{file}: tree listing stopped at {} nodes", report::MAX_TREE_NODES));
+            }
+            if json {
+                write_json(&rec, &mut o.stdout);
+                o.stdout.push(b'\n');
+            } else {
+                o.stdout.extend(report::tree_text(&file, &session, &tree).into_bytes());
+            }
+        }
+        Which::Stats => {
+            let totals = session_core::stats::session_totals(&session);
+            for d in &totals.diagnostics {
+                o.stderr.push(format!("{file}:{}: byte {}: {}", d.line, d.offset, d.message));
+            }
+            if json {
+                write_json(&report::stats_record(&file, &session, &totals), &mut o.stdout);
+                o.stdout.push(b'\n');
+            } else {
+                o.stdout.extend(report::stats_text(&file, &session, &totals).into_bytes());
+            }
+        }
+    }
+    o
+}

@@ -1,0 +1,201 @@
+//! The JSON records the CLI prints (the oracle's `tree.mjs` and `stats.mjs` shapes) and their
+//! readable text forms.
+
+use session_core::json::{JsStr, Object, Value};
+use session_core::session::{Session, Tree};
+use session_core::stats::Totals;
+use session_core::{Field, info::SessionInfo};
+
+/// Nodes listed beyond this stop the tree walk (duplicate ids can repeat subtrees without end).
+pub const MAX_TREE_NODES: usize = 5_000_000;
+
+fn obj<'a>(props: Vec<(&'static str, Value<'a>)>) -> Value<'a> {
+    let mut o = Object::new();
+    for (k, v) in props {
+        o.insert(k, v);
+    }
+    Value::Object(o)
+}
+
+fn field<'a>(props: &mut Vec<(&'static str, Value<'a>)>, key: &'static str, f: &Field<'a>) {
+    if let Some(v) = f.to_value() {
+        props.push((key, v));
+    }
+}
+
+fn num(n: f64) -> Value<'static> {
+    Value::Number(n)
+}
+
+/// What a tree walk met that the reference would not survive.
+#[derive(Debug, Default)]
+pub struct TreeWalkNotes {
+    /// Children that would re-enter their own ancestors (duplicate ids forming a loop).
+    pub cycles_cut: usize,
+    /// The walk reached [`MAX_TREE_NODES`].
+    pub truncated: bool,
+}
+
+/// `{"file","roots","nodes"}` in pre-order, as `tree.mjs` prints it.
+pub fn tree_record<'a>(file: &str, session: &Session<'a>, tree: &Tree) -> (Value<'a>, TreeWalkNotes) {
+    let mut notes = TreeWalkNotes::default();
+    let id_value = |node: usize| session.records[tree.nodes[node].record].id.to_value().unwrap_or(Value::Null);
+    let roots = tree.roots.iter().map(|&r| id_value(r)).collect();
+    let mut nodes = Vec::new();
+    // (node, depth) with an explicit path to cut loops.
+    let mut stack: Vec<(usize, usize)> = tree.roots.iter().rev().map(|&r| (r, 0)).collect();
+    let mut path: Vec<usize> = Vec::new();
+    while let Some((n, depth)) = stack.pop() {
+        path.truncate(depth);
+        if path.contains(&n) {
+            notes.cycles_cut += 1;
+            continue;
+        }
+        path.push(n);
+        if nodes.len() >= MAX_TREE_NODES {
+            notes.truncated = true;
+            break;
+        }
+        let node = &tree.nodes[n];
+        let e = &session.records[node.record];
+        let mut props = Vec::new();
+        field(&mut props, "id", &e.id);
+        field(&mut props, "parentId", &e.parent_id);
+        field(&mut props, "type", &e.entry_type);
+        field(&mut props, "timestamp", &e.timestamp);
+        if let Some((label, ts)) = session.label(&e.id) {
+            field(&mut props, "label", label);
+            field(&mut props, "labelTimestamp", ts);
+        }
+        props.push(("children", Value::Array(node.children.iter().map(|&c| id_value(c)).collect())));
+        nodes.push(obj(props));
+        for &c in node.children.iter().rev() {
+            stack.push((c, depth + 1));
+        }
+    }
+    let rec = obj(vec![
+        ("file", Value::String(JsStr::owned(file))),
+        ("roots", Value::Array(roots)),
+        ("nodes", Value::Array(nodes)),
+    ]);
+    (rec, notes)
+}
+
+/// `{"file","sessionId","stats","breakdown"}`, as `stats.mjs` prints it.
+pub fn stats_record<'a>(file: &str, session: &Session<'a>, totals: &Totals) -> Value<'a> {
+    let s = &totals.stats;
+    let u = &s.usage;
+    let stats = obj(vec![
+        ("userMessages", num(s.user_messages as f64)),
+        ("assistantMessages", num(s.assistant_messages as f64)),
+        ("toolCalls", num(s.tool_calls as f64)),
+        ("toolResults", num(s.tool_results as f64)),
+        ("totalMessages", num(s.total_messages as f64)),
+        (
+            "tokens",
+            obj(vec![
+                ("input", num(u.input)),
+                ("output", num(u.output)),
+                ("cacheRead", num(u.cache_read)),
+                ("cacheWrite", num(u.cache_write)),
+                ("total", num(u.tokens())),
+            ]),
+        ),
+        ("cost", num(u.cost)),
+    ]);
+    let breakdown = totals
+        .breakdown
+        .iter()
+        .map(|r| obj(vec![("key", Value::String(JsStr::owned(r.key.clone()))), ("cost", num(r.cost)), ("tokens", num(r.tokens))]))
+        .collect();
+    obj(vec![
+        ("file", Value::String(JsStr::owned(file))),
+        ("sessionId", Value::String(session.id().clone())),
+        ("stats", stats),
+        ("breakdown", Value::Array(breakdown)),
+    ])
+}
+
+/// A `SessionInfo` with the reference's field names; invalid dates are `null`.
+pub fn info_record<'a>(path: &str, info: &SessionInfo<'a>) -> Value<'a> {
+    let date = |t: f64| {
+        if t.is_nan() { Value::Null } else { Value::String(JsStr::owned(session_core::text::js_iso_string(t))) }
+    };
+    let mut props = vec![("path", Value::String(JsStr::owned(path)))];
+    field(&mut props, "id", &info.id);
+    props.push(("cwd", Value::String(info.cwd.clone())));
+    if let Some(name) = &info.name {
+        props.push(("name", Value::String(name.clone())));
+    }
+    field(&mut props, "parentSessionPath", &info.parent_session);
+    props.push(("created", date(info.created)));
+    props.push(("modified", date(info.modified)));
+    props.push(("messageCount", num(info.message_count as f64)));
+    props.push(("firstMessage", Value::String(info.first_message.clone())));
+    props.push(("allMessagesText", Value::String(JsStr(std::borrow::Cow::Owned(info.all_messages_text.clone())))));
+    obj(props)
+}
+
+/// The tree drawn with branch lines; the active path is marked `*`, labels are shown in brackets.
+pub fn tree_text(file: &str, session: &Session<'_>, tree: &Tree) -> String {
+    let active: std::collections::HashSet<usize> = session.branch(None).path.into_iter().collect();
+    let mut out = format!("{file}\n");
+    let mut stack: Vec<(usize, String, bool, usize)> =
+        tree.roots.iter().enumerate().rev().map(|(i, &r)| (r, String::new(), i + 1 == tree.roots.len(), 0)).collect();
+    let mut path: Vec<usize> = Vec::new();
+    let mut count = 0;
+    while let Some((n, prefix, last, depth)) = stack.pop() {
+        path.truncate(depth);
+        if path.contains(&n) || count >= MAX_TREE_NODES {
+            continue;
+        }
+        path.push(n);
+        count += 1;
+        let node = &tree.nodes[n];
+        let e = &session.records[node.record];
+        let mark = if active.contains(&node.record) { "*" } else { " " };
+        let kind = e.entry_type.as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_else(|| "?".into());
+        let role = e.role().as_str().map(|r| format!(" {}", r.to_str_lossy())).unwrap_or_default();
+        let id = e.id.as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_else(|| "(no id)".into());
+        let label = session
+            .label(&e.id)
+            .and_then(|(l, _)| l.as_str().map(|l| format!(" [{}]", l.to_str_lossy())))
+            .unwrap_or_default();
+        let ts = e.timestamp.as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_default();
+        let connector = if last { "└─ " } else { "├─ " };
+        out.push_str(&format!("{mark} {prefix}{connector}{id} {kind}{role} {ts}{label}\n"));
+        let child_prefix = format!("{prefix}{}", if last { "   " } else { "│  " });
+        let k = node.children.len();
+        for (i, &c) in node.children.iter().enumerate().rev() {
+            stack.push((c, child_prefix.clone(), i + 1 == k, depth + 1));
+        }
+    }
+    out
+}
+
+/// Totals as a small table.
+pub fn stats_text(file: &str, session: &Session<'_>, totals: &Totals) -> String {
+    let s = &totals.stats;
+    let u = &s.usage;
+    let mut out = format!("{file}\n  session {}\n", session.id());
+    out.push_str(&format!(
+        "  messages {} (user {}, assistant {}, tool results {}), tool calls {}\n",
+        s.total_messages, s.user_messages, s.assistant_messages, s.tool_results, s.tool_calls
+    ));
+    out.push_str(&format!(
+        "  tokens {} (input {}, output {}, cache read {}, cache write {})\n  cost ${:.6}\n",
+        u.tokens(),
+        u.input,
+        u.output,
+        u.cache_read,
+        u.cache_write,
+        u.cost
+    ));
+    if !totals.breakdown.is_empty() {
+        let width = totals.breakdown.iter().map(|r| r.key.len()).max().unwrap_or(0);
+        for r in &totals.breakdown {
+            out.push_str(&format!("    {:<width$}  ${:>12.6}  {:>12} tokens\n", r.key, r.cost, r.tokens));
+        }
+    }
+    out
+}
