@@ -3,6 +3,7 @@
 
 mod mmap;
 pub mod read;
+pub mod manifest;
 pub mod report;
 
 pub use read::{FileBytes, ReadStrategy, expand_paths, read_file};

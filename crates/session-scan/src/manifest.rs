@@ -1,0 +1,148 @@
+//! The corpus manifest: provenance, bytes, lines, sha256 and entry counts by type for every
+//! committed session file, which tests and benchmarks both check.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use session_core::json::{self, JsStr, Object, Value};
+use session_core::lines::{LineRule, Lines, count_lines, is_blank};
+use sha2::{Digest, Sha256};
+
+/// Facts about one session file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileFacts {
+    /// Path relative to the corpus folder, with `/`.
+    pub path: String,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// Line count (a last line without `\n` counts).
+    pub lines: u64,
+    /// Hex SHA-256 of the bytes.
+    pub sha256: String,
+    /// Parsed records by `type` (`(not an object)`, `(malformed)` and `(blank)` for the rest).
+    pub types: BTreeMap<String, u64>,
+}
+
+/// Measures one file's bytes.
+pub fn file_facts(path: String, bytes: &[u8]) -> FileFacts {
+    let mut types = BTreeMap::new();
+    for line in Lines::new(bytes, LineRule::Newline) {
+        let key = if is_blank(line.bytes) {
+            "(blank)".to_string()
+        } else {
+            match json::scan_line(line.bytes) {
+                Err(_) => "(malformed)".to_string(),
+                Ok(s) if !s.is_object() => "(not an object)".to_string(),
+                Ok(s) => match s.field(line.bytes, "type") {
+                    Some(span) => session_core::Field::from_span(line.bytes, Some(span))
+                        .as_str()
+                        .map_or_else(|| "(non-string type)".to_string(), |t| t.to_str_lossy().into_owned()),
+                    None => "(no type)".to_string(),
+                },
+            }
+        };
+        *types.entry(key).or_insert(0) += 1;
+    }
+    FileFacts {
+        path,
+        bytes: bytes.len() as u64,
+        lines: count_lines(bytes) as u64,
+        sha256: format!("{:x}", Sha256::digest(bytes)),
+        types,
+    }
+}
+
+/// Facts for every `*.jsonl` under `dir`, sorted by path.
+pub fn corpus_facts(dir: &Path) -> std::io::Result<Vec<FileFacts>> {
+    let files = crate::read::expand_paths(&[dir.to_path_buf()]);
+    let mut out = Vec::new();
+    for f in files {
+        let bytes = std::fs::read(&f)?;
+        let rel = f.strip_prefix(dir).unwrap_or(&f).to_string_lossy().replace('\\', "/");
+        out.push(file_facts(rel, &bytes));
+    }
+    Ok(out)
+}
+
+/// The manifest record of a corpus, as JSON.
+pub fn manifest_value(provenance: &str, facts: &[FileFacts]) -> Value<'static> {
+    let mut totals: BTreeMap<String, u64> = BTreeMap::new();
+    let files = facts
+        .iter()
+        .map(|f| {
+            let mut types = Object::new();
+            for (k, v) in &f.types {
+                types.insert(JsStr::owned(k.clone()), Value::Number(*v as f64));
+                *totals.entry(k.clone()).or_insert(0) += v;
+            }
+            let mut o = Object::new();
+            o.insert("path", Value::String(JsStr::owned(f.path.clone())));
+            o.insert("bytes", Value::Number(f.bytes as f64));
+            o.insert("lines", Value::Number(f.lines as f64));
+            o.insert("sha256", Value::String(JsStr::owned(f.sha256.clone())));
+            o.insert("types", Value::Object(types));
+            Value::Object(o)
+        })
+        .collect();
+    let mut t = Object::new();
+    for (k, v) in totals {
+        t.insert(JsStr::owned(k), Value::Number(v as f64));
+    }
+    let mut o = Object::new();
+    o.insert("provenance", Value::String(JsStr::owned(provenance)));
+    o.insert("files", Value::Number(facts.len() as f64));
+    o.insert("bytes", Value::Number(facts.iter().map(|f| f.bytes).sum::<u64>() as f64));
+    o.insert("lines", Value::Number(facts.iter().map(|f| f.lines).sum::<u64>() as f64));
+    o.insert("types", Value::Object(t));
+    o.insert("entries", Value::Array(files));
+    Value::Object(o)
+}
+
+/// The committed corpora: folder under `corpora/` (sessions in `<name>/sessions`) and provenance.
+pub const CORPORA: &[(&str, &str)] = &[
+    (
+        "sample-16",
+        "Pi 1.6.0's own writer: oracle gen.mjs --pi 16 --sessions 200 --seed 1 --cwds 10 --avg-entries 15 --scenarios; expected/ from the oracle's context.mjs, list.mjs, tree.mjs and stats.mjs under Pi 1.6.0",
+    ),
+    (
+        "edge",
+        "48 hand-made edge cases (oracle tools/make-edge-cases.mjs; 40 is the missing-file case); expected/ from the oracle under Pi 1.6.0 with --isolate --deterministic",
+    ),
+    (
+        "real",
+        "two real v1 sessions from Pi's own test suite (pi-mono packages/coding-agent/test/fixtures, MIT, see LICENSE-pi-mono); expected/ from Pi 1.6.0 with --deterministic",
+    ),
+];
+
+/// Renders the whole manifest (every corpus) as pretty JSON text.
+pub fn render_manifest(corpora_dir: &Path) -> std::io::Result<String> {
+    let mut o = Object::new();
+    for (name, provenance) in CORPORA {
+        let facts = corpus_facts(&corpora_dir.join(name).join("sessions"))?;
+        o.insert(JsStr::owned(name.to_string()), manifest_value(provenance, &facts));
+    }
+    Ok(pretty(&Value::Object(o), 0))
+}
+
+/// Two-space indented JSON, one file record per line, for readable diffs.
+fn pretty(v: &Value<'_>, depth: usize) -> String {
+    let pad = "  ".repeat(depth + 1);
+    match v {
+        Value::Object(o) if depth < 2 => {
+            let items: Vec<String> = o
+                .iter()
+                .map(|(k, v)| {
+                    let mut key = Vec::new();
+                    json::write_string(k.as_bytes(), &mut key);
+                    format!("{pad}{}: {}", String::from_utf8_lossy(&key), pretty(v, depth + 1))
+                })
+                .collect();
+            format!("{{\n{}\n{}}}", items.join(",\n"), "  ".repeat(depth))
+        }
+        Value::Array(a) if depth < 3 => {
+            let items: Vec<String> = a.iter().map(|v| format!("{pad}{}", json::to_json(v))).collect();
+            format!("[\n{}\n{}]", items.join(",\n"), "  ".repeat(depth))
+        }
+        other => json::to_json(other),
+    }
+}

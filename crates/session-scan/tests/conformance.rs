@@ -1,0 +1,298 @@
+//! Conformance: our tree, totals and SessionInfo against Pi 1.6's own outputs on every committed
+//! corpus (`corpora/*/expected`, made by the oracle). Deliberate differences are listed in
+//! `corpora/README.md` and asserted here one by one.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use session_core::Session;
+use session_core::json::{JsStr, Object, Value, parse_value, to_json};
+use session_core::stats::session_totals;
+use session_scan::report;
+
+/// Parses golden text with the project's own JS-semantics parser, which (unlike serde_json)
+/// keeps lone surrogates.
+fn parse(text: &str) -> Value<'static> {
+    let arena = bumpalo::Bump::new();
+    parse_value(text.as_bytes(), &arena).expect("golden parses").into_owned()
+}
+
+fn corpora() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora")
+}
+
+/// JSON equality with object keys in any order and numbers compared exactly.
+fn same(a: &Value<'_>, b: &Value<'_>) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.iter().any(|(k2, v2)| k == k2 && same(v, v2)))
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
+        _ => a == b,
+    }
+}
+
+/// Replaces each 8-hex-digit string by its rank of first appearance, so that v1 files (whose ids
+/// Pi regenerates at random) compare by structure.
+fn normalise_ids(v: &Value<'_>, ranks: &mut HashMap<Vec<u8>, usize>) -> Value<'static> {
+    match v {
+        Value::String(s) if s.as_bytes().len() == 8 && s.as_bytes().iter().all(u8::is_ascii_hexdigit) => {
+            let n = ranks.len();
+            let r = *ranks.entry(s.as_bytes().to_vec()).or_insert(n);
+            Value::String(JsStr::owned(format!("#{r}")))
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|x| normalise_ids(x, ranks)).collect()),
+        Value::Object(o) => {
+            let mut out = Object::new();
+            for (k, x) in o.iter() {
+                out.insert(k.clone().into_owned(), normalise_ids(x, ranks));
+            }
+            Value::Object(out)
+        }
+        other => other.clone().into_owned(),
+    }
+}
+
+fn golden_lines(path: &Path) -> Vec<Value<'static>> {
+    std::fs::read_to_string(path).unwrap().lines().filter(|l| !l.is_empty()).map(parse).collect()
+}
+
+fn file_of(rec: &Value<'_>) -> String {
+    rec.get("file").and_then(Value::as_str).unwrap().to_str_lossy().into_owned()
+}
+
+/// Maps a golden's `file` (`sample-corpus-16/x/y.jsonl`, `edge-cases/z.jsonl`, `a.jsonl`) to
+/// the committed copy.
+fn local_path(corpus: &str, file: &str) -> PathBuf {
+    let rel = match file.split_once('/') {
+        Some((_, rest)) => rest,
+        None => file,
+    };
+    corpora().join(corpus).join("sessions").join(rel)
+}
+
+fn strip(rec: &Value<'_>, keep: &[&'static str]) -> Value<'static> {
+    let mut o = Object::new();
+    for k in keep {
+        if let Some(v) = rec.get(k) {
+            o.insert(*k, v.clone().into_owned());
+        }
+    }
+    Value::Object(o)
+}
+
+/// What happened to one file of a golden: matched, or one of the listed deliberate differences.
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    Match,
+    /// We refuse to load it (empty, missing, not a session) where the reference threw or made up
+    /// a new session.
+    Refused(String),
+    /// The reference gave no answer (it threw or hung); we did.
+    ReferenceFailed,
+}
+
+type Ours = fn(&Path, &str) -> Result<Value<'static>, String>;
+
+fn check_golden(corpus: &str, golden: &str, keys: &[&'static str], ours: Ours) -> Vec<(String, Outcome)> {
+    let mut results = Vec::new();
+    for g in golden_lines(&corpora().join(corpus).join("expected").join(golden)) {
+        let file = file_of(&g);
+        let path = local_path(corpus, &file);
+        let outcome = match ours(&path, &file) {
+            Err(e) => Outcome::Refused(e),
+            Ok(_) if g.get("error").is_some() => Outcome::ReferenceFailed,
+            Ok(o) => {
+                let bytes = std::fs::read(&path).unwrap();
+                let migrated = Session::load(&bytes).ok().and_then(|s| s.migrated_from) == Some(1);
+                // Through JSON text, as the goldens went: infinities print as null.
+                let (mut a, mut b) = (parse(&to_json(&strip(&o, keys))), strip(&g, keys));
+                if migrated {
+                    a = normalise_ids(&a, &mut HashMap::new());
+                    b = normalise_ids(&b, &mut HashMap::new());
+                }
+                assert!(
+                    same(&a, &b),
+                    "{corpus}/{golden}: {file} differs\nours: {}\ngold: {}",
+                    to_json(&a).chars().take(800).collect::<String>(),
+                    to_json(&b).chars().take(800).collect::<String>()
+                );
+                Outcome::Match
+            }
+        };
+        results.push((file, outcome));
+    }
+    results
+}
+
+fn ours_tree(path: &Path, file: &str) -> Result<Value<'static>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    let s = Session::load(&bytes).map_err(|e| e.to_string())?;
+    let tree = s.tree();
+    Ok(report::tree_record(file, &s, &tree).0.into_owned())
+}
+
+fn ours_stats(path: &Path, file: &str) -> Result<Value<'static>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    let s = Session::load(&bytes).map_err(|e| e.to_string())?;
+    let totals = session_totals(&s);
+    Ok(report::stats_record(file, &s, &totals).into_owned())
+}
+
+fn expect_outcomes(results: &[(String, Outcome)], differences: &[(&str, &str)]) {
+    for (file, outcome) in results {
+        let listed = differences.iter().find(|(f, _)| file.ends_with(f)).map(|(_, k)| *k);
+        match (outcome, listed) {
+            (Outcome::Match, None) | (Outcome::Refused(_), Some("refused")) | (Outcome::ReferenceFailed, Some("reference-failed")) => {}
+            (o, k) => panic!("{file}: {o:?}, expected {}", k.unwrap_or("a match")),
+        }
+    }
+    for (f, _) in differences {
+        assert!(results.iter().any(|(file, _)| file.ends_with(f)), "{f} is not in the golden");
+    }
+}
+
+#[test]
+fn sample_corpus_trees_match_pi_1_6() {
+    let r = check_golden("sample-16", "tree.jsonl", &["roots", "nodes"], ours_tree);
+    assert_eq!(r.len(), 200);
+    expect_outcomes(&r, &[]);
+}
+
+#[test]
+fn sample_corpus_stats_match_pi_1_6() {
+    let r = check_golden("sample-16", "stats.jsonl", &["sessionId", "stats", "breakdown"], ours_stats);
+    assert_eq!(r.len(), 200);
+    expect_outcomes(&r, &[]);
+}
+
+/// Files we refuse where Pi 1.6 throws on open or writes a new session into them
+/// (corpora/README.md, "Deliberate differences").
+const REFUSED: &[(&str, &str)] = &[
+    ("20-utf8-bom.jsonl", "refused"),
+    ("25-empty-file.jsonl", "refused"),
+    ("27-header-not-first.jsonl", "refused"),
+    ("28-header-bad-id.jsonl", "refused"),
+    ("29-cr-only.jsonl", "refused"),
+    ("40-missing-file.jsonl", "refused"),
+    ("47-unicode-whitespace.jsonl", "refused"),
+];
+
+#[test]
+fn edge_case_trees_match_pi_1_6() {
+    let r = check_golden("edge", "tree.jsonl", &["roots", "nodes"], ours_tree);
+    assert_eq!(r.len(), 49);
+    let mut diffs = REFUSED.to_vec();
+    // getTree() never returns on this file; we cut the loop (see cycles test below).
+    diffs.push(("11-duplicate-id-cycle.jsonl", "reference-failed"));
+    expect_outcomes(&r, &diffs);
+}
+
+#[test]
+fn edge_case_stats_match_pi_1_6() {
+    let r = check_golden("edge", "stats.jsonl", &["sessionId", "stats", "breakdown"], ours_stats);
+    assert_eq!(r.len(), 49);
+    let mut diffs = REFUSED.to_vec();
+    // The reference throws inside getSessionStats; we count what is there and report the entry.
+    diffs.extend([
+        ("34-message-null.jsonl", "reference-failed"),
+        ("35-message-missing.jsonl", "reference-failed"),
+        ("49-deep-linear-chain.jsonl", "reference-failed"),
+    ]);
+    expect_outcomes(&r, &diffs);
+}
+
+#[test]
+fn real_fixtures_match_pi_1_6_after_migration() {
+    let t = check_golden("real", "golden-tree.jsonl", &["roots", "nodes"], ours_tree);
+    let s = check_golden("real", "golden-stats.jsonl", &["sessionId", "stats", "breakdown"], ours_stats);
+    assert_eq!((t.len(), s.len()), (2, 2));
+    expect_outcomes(&t, &[]);
+    expect_outcomes(&s, &[]);
+}
+
+#[test]
+fn reference_crashes_become_diagnostics_with_line_and_offset() {
+    // Edge case 49: assistants without usage make Pi 1.6 throw; we count them and say where.
+    let bytes = std::fs::read(corpora().join("edge/sessions/49-deep-linear-chain.jsonl")).unwrap();
+    let t = session_totals(&Session::load(&bytes).unwrap());
+    assert_eq!(t.stats.assistant_messages, 5000);
+    assert_eq!(t.diagnostics.len(), 5000);
+    let d = &t.diagnostics[0];
+    assert!(d.line > 1 && d.offset > 0 && d.message.contains("without usage"), "{d:?}");
+    // Edge case 34: `message: null` counts as a message and is reported.
+    let bytes = std::fs::read(corpora().join("edge/sessions/34-message-null.jsonl")).unwrap();
+    let t = session_totals(&Session::load(&bytes).unwrap());
+    assert_eq!((t.stats.total_messages, t.diagnostics.len()), (3, 1));
+}
+
+#[test]
+fn cycles_terminate_where_the_reference_hangs() {
+    // §5 "Cycles": getBranch/context never return on 11, 12 and 13 (its leaf is the self-parent);
+    // getTree never returns on 11.
+    for (name, cycle) in [("11-duplicate-id-cycle.jsonl", true), ("12-parent-cycle.jsonl", true), ("13-self-parent.jsonl", true)] {
+        let bytes = std::fs::read(corpora().join("edge/sessions").join(name)).unwrap();
+        let s = Session::load(&bytes).unwrap();
+        assert_eq!(s.branch(None).cycle_at.is_some(), cycle, "{name}");
+        let (_, notes) = report::tree_record(name, &s, &s.tree());
+        assert!(!notes.truncated);
+        assert_eq!(notes.cycles_cut > 0, name.starts_with("11-"), "{name}");
+    }
+}
+
+/// SessionInfo of every listed file equals `listAll()`'s, and every file it leaves out we leave
+/// out too (with a reason). Returns (listed, omitted, modified-from-mtime).
+fn check_listing(corpus: &str, golden: &str, prefix: &str) -> (usize, usize, usize) {
+    let text = std::fs::read_to_string(corpora().join(corpus).join("expected").join(golden)).unwrap();
+    let Value::Array(listed) = parse(&text) else { panic!("not an array") };
+    let sessions = corpora().join(corpus).join("sessions");
+    let mut seen = std::collections::HashSet::new();
+    let mut from_mtime = 0;
+    for g in &listed {
+        let path = g.get("path").and_then(Value::as_str).unwrap().to_str_lossy().into_owned();
+        let rel = path.strip_prefix(prefix).unwrap_or(&path).to_string();
+        let bytes = std::fs::read(sessions.join(&rel)).unwrap();
+        // A distinctive mtime shows when `modified` falls back to it: git does not keep mtimes,
+        // so only that field is then taken from the golden.
+        const MTIME: f64 = 1.0;
+        let info = session_core::info::session_info(&bytes, MTIME).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let mut ours = parse(&to_json(&report::info_record(&path, &info)));
+        if info.modified == MTIME {
+            from_mtime += 1;
+            let Value::Object(o) = &mut ours else { unreachable!() };
+            o.insert("modified", g.get("modified").cloned().unwrap());
+        }
+        assert!(same(&ours, g), "{rel}\nours: {}\ngold: {}", to_json(&ours), to_json(g));
+        seen.insert(rel);
+    }
+    let mut omitted = 0;
+    for f in session_scan::expand_paths(&[sessions.clone()]) {
+        let rel = f.strip_prefix(&sessions).unwrap().to_string_lossy().into_owned();
+        if !seen.contains(&rel) {
+            let bytes = std::fs::read(&f).unwrap();
+            assert!(session_core::info::session_info(&bytes, 0.0).is_err(), "{rel} is listed by us but not by Pi");
+            omitted += 1;
+        }
+    }
+    (listed.len(), omitted, from_mtime)
+}
+
+#[test]
+fn sample_corpus_session_info_matches_list_all() {
+    assert_eq!(check_listing("sample-16", "list.json", "sample-corpus-16/"), (200, 0, 0));
+}
+
+#[test]
+fn edge_case_session_info_matches_list_all() {
+    let (listed, omitted, from_mtime) = check_listing("edge", "listall.json", "edge-cases/");
+    assert_eq!(listed + omitted, 48);
+    assert!(omitted >= 5, "{omitted}");
+    assert!(from_mtime <= 2, "{from_mtime}");
+}
+
+#[test]
+fn manifest_is_current() {
+    let text = session_scan::manifest::render_manifest(&corpora()).unwrap() + "\n";
+    let committed = std::fs::read_to_string(corpora().join("manifest.json")).unwrap();
+    assert!(committed == text, "corpora/manifest.json is out of date: run `cargo xtask manifest`");
+}
