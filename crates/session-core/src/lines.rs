@@ -87,12 +87,12 @@ pub fn count_lines(bytes: &[u8]) -> usize {
 /// True when a line is blank to JavaScript's `String.prototype.trim` (which the reference applies
 /// before deciding to skip a line).
 pub fn is_blank(bytes: &[u8]) -> bool {
-    if bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)) {
-        return true;
+    match bytes.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)) {
+        None => true,
+        Some(b) if b.is_ascii() => false,
+        // Non-ASCII whitespace such as NBSP, U+2028 or a BOM.
+        Some(_) => crate::text::js_trim(bytes).is_empty(),
     }
-    // Slow path: non-ASCII whitespace such as NBSP, U+2028 or a BOM.
-    let text = String::from_utf8_lossy(bytes);
-    text.chars().all(crate::text::is_js_whitespace)
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! the top-level fields (and the fields of a top-level `message` object) lie, without building
 //! any value. This is the indexing and listing hot path: no allocation unless nesting is deep.
 
-use memchr::memchr2;
+use memchr::memchr;
 use smallvec::SmallVec;
 
 /// What a recorded value is.
@@ -324,33 +324,39 @@ fn number(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
 }
 
 /// Scans a string starting at its opening quote; returns the position after the closing quote
-/// and whether it holds escapes.
+/// and whether it holds escapes. The closing quote is found first (a quote preceded by an even
+/// run of backslashes), then the span is checked for control characters and valid escapes.
 #[inline]
 fn string(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
-    let mut i = open + 1;
-    let mut escaped = false;
-    loop {
-        let Some(j) = memchr2(b'"', b'\\', &b[i..]) else {
+    let mut from = open + 1;
+    let close = loop {
+        let Some(j) = memchr(b'"', &b[from..]) else {
             return Err(ScanError { offset: open, reason: "unterminated string" });
         };
-        check_controls(b, i, i + j)?;
-        i += j;
-        if b[i] == b'"' {
-            return Ok((i + 1, escaped));
+        let q = from + j;
+        let backslashes = b[open + 1..q].iter().rev().take_while(|&&c| c == b'\\').count();
+        if backslashes % 2 == 0 {
+            break q;
         }
-        escaped = true;
-        match b.get(i + 1) {
+        from = q + 1;
+    };
+    check_controls(b, open + 1, close)?;
+    let span = &b[open + 1..close];
+    let Some(first) = memchr(b'\\', span) else { return Ok((close + 1, false)) };
+    let mut i = first;
+    while i < span.len() {
+        match span.get(i + 1) {
             Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
-            Some(b'u') => {
-                let hex = b.get(i + 2..i + 6);
-                if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-                    return Err(ScanError { offset: i, reason: "invalid unicode escape" });
-                }
-                i += 6;
-            }
-            _ => return Err(ScanError { offset: i, reason: "invalid escape" }),
+            Some(b'u') if span.get(i + 2..i + 6).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) => i += 6,
+            Some(b'u') => return Err(ScanError { offset: open + 1 + i, reason: "invalid unicode escape" }),
+            _ => return Err(ScanError { offset: open + 1 + i, reason: "invalid escape" }),
+        }
+        match memchr(b'\\', &span[i.min(span.len())..]) {
+            Some(k) => i += k,
+            None => break,
         }
     }
+    Ok((close + 1, true))
 }
 
 #[inline]
@@ -362,4 +368,63 @@ fn check_controls(b: &[u8], from: usize, to: usize) -> Result<(), ScanError> {
         return Err(ScanError { offset: from + at, reason: "control character in string" });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text<'a>(line: &'a [u8], s: Option<Span>) -> &'a [u8] {
+        let s = s.unwrap();
+        &line[s.start as usize..s.end as usize]
+    }
+
+    #[test]
+    fn records_top_level_and_message_fields() {
+        let line = br#"{"type":"message","id":"a\"1","parentId":null,"message":{"role":"user","content":[{"type":"text"}],"timestamp":5},"timestamp":"t"}"#;
+        let s = scan_line(line).unwrap();
+        assert!(s.is_object());
+        assert_eq!(text(line, s.field(line, "type")), b"message");
+        assert_eq!(s.field(line, "id").unwrap().kind, SpanKind::Str { escaped: true });
+        assert_eq!(s.field(line, "parentId").unwrap().kind, SpanKind::Null);
+        assert_eq!(text(line, s.field(line, "timestamp")), b"t");
+        assert_eq!(text(line, s.message_field(line, "role")), b"user");
+        assert_eq!(text(line, s.message_field(line, "content")), br#"[{"type":"text"}]"#);
+        assert_eq!(text(line, s.message_field(line, "timestamp")), b"5");
+        // Nested `type` keys are not top-level fields.
+        assert_eq!(s.fields.len(), 5);
+    }
+
+    #[test]
+    fn duplicate_keys_resolve_to_the_last() {
+        // Edge case 22 (spec §5): `"parentId":null,"parentId":"a1"` means "a1".
+        let line = br#"{"id":"u2","parentId":null,"parentId":"a1","message":{"role":"x"},"message":"s"}"#;
+        let s = scan_line(line).unwrap();
+        assert_eq!(text(line, s.field(line, "parentId")), b"a1");
+        assert_eq!(s.field(line, "message").unwrap().kind, SpanKind::Str { escaped: false });
+        assert!(s.message_fields.is_empty());
+    }
+
+    #[test]
+    fn top_level_values_that_are_not_objects() {
+        for (line, kind) in [(&b"null"[..], SpanKind::Null), (b" 42 ", SpanKind::Number), (b"[1,[2]]", SpanKind::Array), (b"\"s\"", SpanKind::Str { escaped: false })] {
+            assert_eq!(scan_line(line).unwrap().top, Some(kind));
+        }
+    }
+
+    #[test]
+    fn rejects_what_json_parse_rejects_with_offsets() {
+        assert_eq!(scan_line(b"{\"a\":1,}").unwrap_err().offset, 7);
+        assert_eq!(scan_line(b"{\"a\":\"x").unwrap_err().reason, "unterminated string");
+        assert_eq!(scan_line(b"{\"a\":\"\\x\"}").unwrap_err().reason, "invalid escape");
+        assert_eq!(scan_line(b"{\"a\":\"\x01\"}").unwrap_err().reason, "control character in string");
+        assert!(scan_line(b"\xef\xbb\xbf{}").is_err());
+        assert!(scan_line(b"{\"a\":\"\\\\\"}").is_ok());
+        assert!(scan_line(b"{}\r").is_ok());
+        assert!(scan_line(b"-").is_err());
+        assert!(scan_line(b"1.e5").is_err());
+        // A deep line scans without recursion.
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(scan_line(deep.as_bytes()).is_ok());
+    }
 }

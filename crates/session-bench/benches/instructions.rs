@@ -1,0 +1,28 @@
+//! Instruction counts (iai-callgrind, runner pinned to the library's 0.16.1) of the hot paths on
+//! the small edge corpus: a regression gate that machine noise does not move.
+
+use std::hint::black_box;
+
+use iai_callgrind::{library_benchmark, library_benchmark_group, main};
+use session_bench::*;
+
+#[library_benchmark]
+#[bench::edge(args = ("edge"), setup = corpus)]
+fn load(files: Vec<(std::path::PathBuf, Vec<u8>)>) -> usize {
+    black_box(load_all(&files))
+}
+
+#[library_benchmark]
+#[bench::edge(args = ("edge"), setup = corpus)]
+fn totals(files: Vec<(std::path::PathBuf, Vec<u8>)>) -> f64 {
+    black_box(totals_all(&files))
+}
+
+#[library_benchmark]
+#[bench::edge(args = ("edge"), setup = corpus)]
+fn session_info(files: Vec<(std::path::PathBuf, Vec<u8>)>) -> u64 {
+    black_box(infos_all(&files))
+}
+
+library_benchmark_group!(name = hot_paths; benchmarks = load, totals, session_info);
+main!(library_benchmark_groups = hot_paths);
