@@ -1,5 +1,7 @@
 //! Architecture invariants, checked on every test run.
 
+#![allow(clippy::unwrap_used)] // test helpers panic on a broken tree by design
+
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {

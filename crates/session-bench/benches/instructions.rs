@@ -1,6 +1,8 @@
 //! Instruction counts (iai-callgrind, runner pinned to the library's 0.16.1) of the hot paths on
 //! the small edge corpus: a regression gate that machine noise does not move.
 
+#![allow(missing_docs)] // the iai-callgrind macros generate undocumented items
+
 use std::hint::black_box;
 
 use iai_callgrind::{library_benchmark, library_benchmark_group, main};

@@ -6,10 +6,7 @@ use std::path::{Path, PathBuf};
 /// The files of a committed corpus (`corpora/<name>/sessions`), read into memory.
 pub fn corpus(name: &str) -> Vec<(PathBuf, Vec<u8>)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora").join(name).join("sessions");
-    session_scan::expand_paths(&[dir])
-        .into_iter()
-        .filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
-        .collect()
+    session_scan::expand_paths(&[dir]).into_iter().filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b))).collect()
 }
 
 /// Total bytes of a corpus.

@@ -118,7 +118,8 @@ pub fn session_info(bytes: &[u8], mtime_ms: f64) -> Result<SessionInfo<'_>, Omit
         if let Some(t) = time {
             last_activity = Some(last_activity.unwrap_or(0.0).max(t));
         }
-        let text = extract_text(content).ok_or_else(|| omitted(Some(&entry), "message content is neither text nor blocks"))?;
+        let text =
+            extract_text(content).ok_or_else(|| omitted(Some(&entry), "message content is neither text nor blocks"))?;
         if text.is_empty() {
             continue;
         }
@@ -175,7 +176,7 @@ fn extract_text(content: &Value<'_>) -> Option<Vec<u8>> {
                 if matches!(block, Value::Null) {
                     return None;
                 }
-                if !block.get("type").and_then(Value::as_str).is_some_and(|t| *t == "text") {
+                if block.get("type").and_then(Value::as_str).is_none_or(|t| *t != "text") {
                     continue;
                 }
                 if !first {

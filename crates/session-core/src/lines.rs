@@ -69,12 +69,7 @@ impl<'a> Iterator for Lines<'a> {
             },
         };
         self.pos = start + len + terminator;
-        Some(Line {
-            bytes: &rest[..len],
-            offset: start as u64,
-            number: self.number,
-            terminated: terminator != 0,
-        })
+        Some(Line { bytes: &rest[..len], offset: start as u64, number: self.number, terminated: terminator != 0 })
     }
 }
 
@@ -107,10 +102,7 @@ mod tests {
     fn newline_rule_keeps_cr_inside_lines() {
         // spec §5: CRLF leaves a trailing `\r` (JSON whitespace); lone CR does not split.
         let got = collect(b"a\r\nb\rc\nd", LineRule::Newline);
-        assert_eq!(
-            got,
-            vec![(&b"a\r"[..], 0, 1, true), (&b"b\rc"[..], 3, 2, true), (&b"d"[..], 7, 3, false)]
-        );
+        assert_eq!(got, vec![(&b"a\r"[..], 0, 1, true), (&b"b\rc"[..], 3, 2, true), (&b"d"[..], 7, 3, false)]);
     }
 
     #[test]

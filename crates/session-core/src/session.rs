@@ -293,10 +293,11 @@ impl<'a> Session<'a> {
             return Err(LoadError::NotASession { line: Some(first.line_number), offset: Some(first.offset), reason });
         }
         let arena = Bump::new();
-        let header = first
-            .value(&arena)
-            .map(Value::into_owned)
-            .map_err(|e| LoadError::NotASession { line: Some(first.line_number), offset: Some(first.offset), reason: e.reason.into() })?;
+        let header = first.value(&arena).map(Value::into_owned).map_err(|e| LoadError::NotASession {
+            line: Some(first.line_number),
+            offset: Some(first.offset),
+            reason: e.reason.into(),
+        })?;
         let mut session = Session {
             records,
             header,

@@ -72,7 +72,11 @@ fn to_number(v: Option<&Value<'_>>) -> f64 {
         Some(Value::Number(n)) => *n,
         Some(Value::String(s)) => {
             let t = crate::text::js_trim(s.as_bytes());
-            if t.is_empty() { 0.0 } else { std::str::from_utf8(t).ok().and_then(|t| t.parse().ok()).unwrap_or(f64::NAN) }
+            if t.is_empty() {
+                0.0
+            } else {
+                std::str::from_utf8(t).ok().and_then(|t| t.parse().ok()).unwrap_or(f64::NAN)
+            }
         }
         Some(_) => f64::NAN,
     }
@@ -160,7 +164,9 @@ pub fn session_totals(session: &Session<'_>) -> Totals {
                 Some(r) if *r == "assistant" => {
                     stats.assistant_messages += 1;
                     if let Some(blocks) = message.get("content").and_then(Value::as_array) {
-                        let calls = blocks.iter().filter(|b| b.get("type").and_then(Value::as_str).is_some_and(|t| *t == "toolCall"));
+                        let calls = blocks
+                            .iter()
+                            .filter(|b| b.get("type").and_then(Value::as_str).is_some_and(|t| *t == "toolCall"));
                         stats.tool_calls += calls.count() as u64;
                     }
                     match message.get("usage") {

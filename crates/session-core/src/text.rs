@@ -139,8 +139,8 @@ pub fn parse_js_date(s: &[u8]) -> Option<f64> {
         return None;
     }
     let days = days_from_civil(year, month, day);
-    let ms = (days * 86_400 + i64::from(hour) * 3600 + i64::from(minute) * 60 + i64::from(second)
-        - offset_min * 60) as f64
+    let ms = (days * 86_400 + i64::from(hour) * 3600 + i64::from(minute) * 60 + i64::from(second) - offset_min * 60)
+        as f64
         * 1000.0
         + millis;
     (ms.abs() <= 8.64e15).then_some(ms)

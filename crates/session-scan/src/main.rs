@@ -48,11 +48,11 @@ struct Outcome {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(n) = cli.threads {
-        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
-            eprintln!("session-scan: {e}");
-            return ExitCode::from(2);
-        }
+    if let Some(n) = cli.threads
+        && let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global()
+    {
+        eprintln!("session-scan: {e}");
+        return ExitCode::from(2);
     }
     let (args, which) = match &cli.command {
         Command::Tree(a) => (a, Which::Tree),

@@ -55,10 +55,11 @@ pub fn read_file(path: &Path, strategy: ReadStrategy) -> std::io::Result<(FileBy
         ReadStrategy::Buffered => false,
         ReadStrategy::Auto => meta.len() >= MMAP_THRESHOLD,
     };
-    if map && meta.len() > 0 {
-        if let Ok(m) = crate::mmap::map(&file) {
-            return Ok((FileBytes::Mapped(m), mtime));
-        }
+    if map
+        && meta.len() > 0
+        && let Ok(m) = crate::mmap::map(&file)
+    {
+        return Ok((FileBytes::Mapped(m), mtime));
     }
     let mut buf = Vec::with_capacity(meta.len() as usize + 1);
     file.read_to_end(&mut buf)?;

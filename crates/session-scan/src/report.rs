@@ -106,7 +106,13 @@ pub fn stats_record<'a>(file: &str, session: &Session<'a>, totals: &Totals) -> V
     let breakdown = totals
         .breakdown
         .iter()
-        .map(|r| obj(vec![("key", Value::String(JsStr::owned(r.key.clone()))), ("cost", num(r.cost)), ("tokens", num(r.tokens))]))
+        .map(|r| {
+            obj(vec![
+                ("key", Value::String(JsStr::owned(r.key.clone()))),
+                ("cost", num(r.cost)),
+                ("tokens", num(r.tokens)),
+            ])
+        })
         .collect();
     obj(vec![
         ("file", Value::String(JsStr::owned(file))),

@@ -2,6 +2,8 @@
 //! corpus (`corpora/*/expected`, made by the oracle). Deliberate differences are listed in
 //! `corpora/README.md` and asserted here one by one.
 
+#![allow(clippy::unwrap_used)] // test helpers panic on broken fixtures by design
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -143,7 +145,9 @@ fn expect_outcomes(results: &[(String, Outcome)], differences: &[(&str, &str)]) 
     for (file, outcome) in results {
         let listed = differences.iter().find(|(f, _)| file.ends_with(f)).map(|(_, k)| *k);
         match (outcome, listed) {
-            (Outcome::Match, None) | (Outcome::Refused(_), Some("refused")) | (Outcome::ReferenceFailed, Some("reference-failed")) => {}
+            (Outcome::Match, None)
+            | (Outcome::Refused(_), Some("refused"))
+            | (Outcome::ReferenceFailed, Some("reference-failed")) => {}
             (o, k) => panic!("{file}: {o:?}, expected {}", k.unwrap_or("a match")),
         }
     }
@@ -230,7 +234,9 @@ fn reference_crashes_become_diagnostics_with_line_and_offset() {
 fn cycles_terminate_where_the_reference_hangs() {
     // §5 "Cycles": getBranch/context never return on 11, 12 and 13 (its leaf is the self-parent);
     // getTree never returns on 11.
-    for (name, cycle) in [("11-duplicate-id-cycle.jsonl", true), ("12-parent-cycle.jsonl", true), ("13-self-parent.jsonl", true)] {
+    for (name, cycle) in
+        [("11-duplicate-id-cycle.jsonl", true), ("12-parent-cycle.jsonl", true), ("13-self-parent.jsonl", true)]
+    {
         let bytes = std::fs::read(corpora().join("edge/sessions").join(name)).unwrap();
         let s = Session::load(&bytes).unwrap();
         assert_eq!(s.branch(None).cycle_at.is_some(), cycle, "{name}");
@@ -266,7 +272,7 @@ fn check_listing(corpus: &str, golden: &str, prefix: &str) -> (usize, usize, usi
         seen.insert(rel);
     }
     let mut omitted = 0;
-    for f in session_scan::expand_paths(&[sessions.clone()]) {
+    for f in session_scan::expand_paths(std::slice::from_ref(&sessions)) {
         let rel = f.strip_prefix(&sessions).unwrap().to_string_lossy().into_owned();
         if !seen.contains(&rel) {
             let bytes = std::fs::read(&f).unwrap();

@@ -247,11 +247,9 @@ fn push_wtf8(c: u32, out: &mut Vec<u8>) {
     match c {
         0..=0x7f => out.push(c as u8),
         0x80..=0x7ff => out.extend_from_slice(&[0xc0 | (c >> 6) as u8, 0x80 | (c & 0x3f) as u8]),
-        0x800..=0xffff => out.extend_from_slice(&[
-            0xe0 | (c >> 12) as u8,
-            0x80 | ((c >> 6) & 0x3f) as u8,
-            0x80 | (c & 0x3f) as u8,
-        ]),
+        0x800..=0xffff => {
+            out.extend_from_slice(&[0xe0 | (c >> 12) as u8, 0x80 | ((c >> 6) & 0x3f) as u8, 0x80 | (c & 0x3f) as u8])
+        }
         _ => out.extend_from_slice(&[
             0xf0 | (c >> 18) as u8,
             0x80 | ((c >> 12) & 0x3f) as u8,

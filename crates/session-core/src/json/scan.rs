@@ -74,11 +74,7 @@ impl Scanned {
 }
 
 fn find(fields: &[Field], line: &[u8], key: &str) -> Option<Span> {
-    fields
-        .iter()
-        .rev()
-        .find(|f| line.get(f.key.0 as usize..f.key.1 as usize) == Some(key.as_bytes()))
-        .map(|f| f.value)
+    fields.iter().rev().find(|f| line.get(f.key.0 as usize..f.key.1 as usize) == Some(key.as_bytes())).map(|f| f.value)
 }
 
 /// Why a line is not JSON, and where (offset within the line).
@@ -216,11 +212,7 @@ impl State {
     #[inline]
     fn record(&mut self, depth: usize, end: usize, kind: SpanKind) {
         match depth {
-            0 => {
-                if kind != SpanKind::Object {
-                    self.out.top = Some(kind);
-                }
-            }
+            0 if kind != SpanKind::Object => self.out.top = Some(kind),
             1 => {
                 if let Some(k) = self.pending.take() {
                     push(&mut self.out.fields, k, self.top_start, end, kind);
@@ -374,7 +366,7 @@ fn check_controls(b: &[u8], from: usize, to: usize) -> Result<(), ScanError> {
 mod tests {
     use super::*;
 
-    fn text<'a>(line: &'a [u8], s: Option<Span>) -> &'a [u8] {
+    fn text(line: &[u8], s: Option<Span>) -> &[u8] {
         let s = s.unwrap();
         &line[s.start as usize..s.end as usize]
     }
@@ -407,7 +399,12 @@ mod tests {
 
     #[test]
     fn top_level_values_that_are_not_objects() {
-        for (line, kind) in [(&b"null"[..], SpanKind::Null), (b" 42 ", SpanKind::Number), (b"[1,[2]]", SpanKind::Array), (b"\"s\"", SpanKind::Str { escaped: false })] {
+        for (line, kind) in [
+            (&b"null"[..], SpanKind::Null),
+            (b" 42 ", SpanKind::Number),
+            (b"[1,[2]]", SpanKind::Array),
+            (b"\"s\"", SpanKind::Str { escaped: false }),
+        ] {
             assert_eq!(scan_line(line).unwrap().top, Some(kind));
         }
     }
