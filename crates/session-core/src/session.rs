@@ -531,3 +531,180 @@ pub(crate) fn js_number(v: &Option<Value<'_>>) -> f64 {
         Some(_) => f64::NAN,
     }
 }
+
+/// Every entry type the spec names (§3, §7.6, §8); anything else is `Unknown` and kept as it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EntryKind {
+    /// The header (`session`).
+    Session,
+    /// `message`.
+    Message,
+    /// `thinking_level_change`.
+    ThinkingLevelChange,
+    /// `model_change`.
+    ModelChange,
+    /// `compaction`.
+    Compaction,
+    /// `branch_summary`.
+    BranchSummary,
+    /// `custom` (extension data, no context message).
+    Custom,
+    /// `custom_message` (extension message in context).
+    CustomMessage,
+    /// `label`.
+    Label,
+    /// `session_info` (the session name).
+    SessionInfo,
+    /// `usage` (1.6).
+    Usage,
+    /// `context_edit` (1.6).
+    ContextEdit,
+    /// Atomic's `session_summary` (inert here).
+    SessionSummary,
+    /// Atomic's retired `context_compaction` (inert).
+    ContextCompaction,
+    /// Atomic's removed `context_window_change` (inert).
+    ContextWindowChange,
+    /// The harness format's `leaf` record.
+    Leaf,
+    /// The harness format's `active_tools_change`.
+    ActiveToolsChange,
+    /// Any other `type`, or none.
+    Unknown,
+    /// A JSON value that is not an object.
+    NotAnObject,
+}
+
+/// Message roles (§3), historical ones included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// `user`.
+    User,
+    /// `assistant`.
+    Assistant,
+    /// `toolResult`.
+    ToolResult,
+    /// `bashExecution`.
+    BashExecution,
+    /// `custom` (also the migrated v2 `hookMessage`).
+    Custom,
+    /// `system` (1.6).
+    System,
+    /// Historical `branchSummary`.
+    BranchSummary,
+    /// Historical `compactionSummary`.
+    CompactionSummary,
+    /// Any other role.
+    Other,
+}
+
+impl Entry<'_> {
+    /// The entry's type.
+    pub fn kind(&self) -> EntryKind {
+        if !self.is_object {
+            return EntryKind::NotAnObject;
+        }
+        let Field::Str(t) = &self.entry_type else { return EntryKind::Unknown };
+        match t.as_bytes() {
+            b"session" => EntryKind::Session,
+            b"message" => EntryKind::Message,
+            b"thinking_level_change" => EntryKind::ThinkingLevelChange,
+            b"model_change" => EntryKind::ModelChange,
+            b"compaction" => EntryKind::Compaction,
+            b"branch_summary" => EntryKind::BranchSummary,
+            b"custom" => EntryKind::Custom,
+            b"custom_message" => EntryKind::CustomMessage,
+            b"label" => EntryKind::Label,
+            b"session_info" => EntryKind::SessionInfo,
+            b"usage" => EntryKind::Usage,
+            b"context_edit" => EntryKind::ContextEdit,
+            b"session_summary" => EntryKind::SessionSummary,
+            b"context_compaction" => EntryKind::ContextCompaction,
+            b"context_window_change" => EntryKind::ContextWindowChange,
+            b"leaf" => EntryKind::Leaf,
+            b"active_tools_change" => EntryKind::ActiveToolsChange,
+            _ => EntryKind::Unknown,
+        }
+    }
+
+    /// The message role of a `message` entry, after migration; `None` when it has no string role.
+    pub fn message_role(&self) -> Option<Role> {
+        let Field::Str(r) = self.role() else { return None };
+        Some(match r.as_bytes() {
+            b"user" => Role::User,
+            b"assistant" => Role::Assistant,
+            b"toolResult" => Role::ToolResult,
+            b"bashExecution" => Role::BashExecution,
+            b"custom" => Role::Custom,
+            b"system" => Role::System,
+            b"branchSummary" => Role::BranchSummary,
+            b"compactionSummary" => Role::CompactionSummary,
+            _ => Role::Other,
+        })
+    }
+}
+
+impl<'a> Session<'a> {
+    /// `getChildren(parentId)`: records whose `parentId` is `id`, one per distinct id (the last
+    /// record with it), in order of each id's first appearance, unsorted as in the reference.
+    pub fn children(&self, id: &Field<'a>) -> Vec<usize> {
+        let mut seen = AHashSet::new();
+        let mut out = Vec::new();
+        for (_, e) in self.entries() {
+            if !seen.insert(&e.id) {
+                continue;
+            }
+            let Some(last) = self.get(&e.id) else { continue };
+            if self.records[last].parent_id == *id {
+                out.push(last);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &[u8] = br#"garbage
+{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/x"}
+{"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}
+{"type":"message","id":"a1","parentId":"u1","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[]}}
+{"type":"custom","customType":"x","data":{"id":"not this"},"id":"c1","parentId":"u1","timestamp":"2025-01-01T00:00:03.000Z"}
+{"type":"label","id":"l1","parentId":"a1","timestamp":"2025-01-01T00:00:04.000Z","targetId":"u1","label":"start"}
+{"type":"session_info","id":"n1","parentId":"l1","timestamp":"2025-01-01T00:00:05.000Z","name":"  named \n"}
+{"type":"context_window_change","id":"w1","parentId":"n1","timestamp":"2025-01-01T00:00:06.000Z","contextWindow":5}
+{"type":"message","id":"cut"#;
+
+    #[test]
+    fn loads_kinds_roles_children_labels_and_name() {
+        // spec §2 (garbage before the header is skipped), §3 (custom puts its payload first),
+        // §5 (cut-off last line skipped, reported), §6 (leaf = last record, labels, name).
+        let s = Session::load(FILE).unwrap();
+        assert!(s.incomplete_tail);
+        assert_eq!(s.diagnostics.len(), 2);
+        // The offset is that of the unterminated string `"cut`.
+        assert_eq!((s.diagnostics[1].line, s.diagnostics[1].offset), (9, FILE.len() as u64 - 4));
+        let kinds: Vec<EntryKind> = s.entries().map(|(_, e)| e.kind()).collect();
+        use EntryKind as K;
+        assert_eq!(kinds, [K::Message, K::Message, K::Custom, K::Label, K::SessionInfo, K::ContextWindowChange]);
+        assert_eq!(s.records[1].message_role(), Some(Role::User));
+        assert_eq!(s.records[3].id, Field::Str("c1".into()));
+        assert_eq!(s.leaf_id(), Some(&Field::Str("w1".into())));
+        let u1 = Field::Str("u1".into());
+        assert_eq!(s.children(&u1), [2, 3]);
+        assert_eq!(s.label(&u1).map(|l| l.0.clone()), Some(Field::Str("start".into())));
+        assert_eq!(s.name().map(|n| n.to_str_lossy().into_owned()).as_deref(), Some("named"));
+        let ids: Vec<_> = s.branch(None).path.iter().map(|&i| s.records[i].id.clone()).collect();
+        assert_eq!(ids, ["u1", "a1", "l1", "n1", "w1"].map(|x| Field::Str(x.into())));
+    }
+
+    #[test]
+    fn header_rules() {
+        assert_eq!(Session::load(b"").unwrap_err(), LoadError::Empty);
+        let err = Session::load(b"\n{\"type\":\"message\",\"id\":\"x\"}\n").unwrap_err();
+        assert!(matches!(err, LoadError::NotASession { line: Some(2), offset: Some(1), .. }), "{err:?}");
+        assert!(Session::load(b"{\"type\":\"session\",\"id\":5}\n").is_err());
+    }
+}
