@@ -409,7 +409,7 @@ impl<'a> Session<'a> {
     }
 
     fn migrate(&mut self) {
-        let version = js_number(&self.header.get("version").cloned());
+        let version = json::to_number(self.header.get("version"));
         // `header.version ?? 1`; comparisons with NaN are all false.
         let version = match self.header.get("version") {
             None | Some(Value::Null) => 1.0,
@@ -511,25 +511,6 @@ fn first_kept_index(line: &[u8]) -> Option<f64> {
     let arena = Bump::new();
     let v = json::parse_value(line, &arena).ok()?;
     v.get("firstKeptEntryIndex")?.as_f64()
-}
-
-/// JavaScript's `ToNumber` for the values a header's `version` can hold.
-pub(crate) fn js_number(v: &Option<Value<'_>>) -> f64 {
-    match v {
-        None => f64::NAN,
-        Some(Value::Null) => 0.0,
-        Some(Value::Bool(b)) => f64::from(u8::from(*b)),
-        Some(Value::Number(n)) => *n,
-        Some(Value::String(s)) => {
-            let t = crate::text::js_trim(s.as_bytes());
-            if t.is_empty() {
-                0.0
-            } else {
-                std::str::from_utf8(t).ok().and_then(|t| t.parse::<f64>().ok()).unwrap_or(f64::NAN)
-            }
-        }
-        Some(_) => f64::NAN,
-    }
 }
 
 /// Every entry type the spec names (§3, §7.6, §8); anything else is `Unknown` and kept as it is.

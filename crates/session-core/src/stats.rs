@@ -3,7 +3,7 @@
 
 use bumpalo::Bump;
 
-use crate::json::Value;
+use crate::json::{Value, to_number};
 use crate::jssort::js_sort;
 use crate::session::{Diagnostic, Session};
 
@@ -60,25 +60,6 @@ impl UsageTotals {
         self.cache_write += to_number(obj.get("cacheWrite"));
         self.cost += total;
         Some(())
-    }
-}
-
-/// JavaScript `ToNumber` for a usage field (`undefined` is `NaN`, `null` is 0).
-fn to_number(v: Option<&Value<'_>>) -> f64 {
-    match v {
-        None => f64::NAN,
-        Some(Value::Null) => 0.0,
-        Some(Value::Bool(b)) => f64::from(u8::from(*b)),
-        Some(Value::Number(n)) => *n,
-        Some(Value::String(s)) => {
-            let t = crate::text::js_trim(s.as_bytes());
-            if t.is_empty() {
-                0.0
-            } else {
-                std::str::from_utf8(t).ok().and_then(|t| t.parse().ok()).unwrap_or(f64::NAN)
-            }
-        }
-        Some(_) => f64::NAN,
     }
 }
 

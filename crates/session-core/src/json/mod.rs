@@ -266,3 +266,23 @@ impl<'a> Value<'a> {
         }
     }
 }
+
+/// JavaScript's `ToNumber` for a property value (`undefined` is `NaN`, `null` is 0, strings are
+/// trimmed and parsed, objects and arrays are `NaN`).
+pub fn to_number(v: Option<&Value<'_>>) -> f64 {
+    match v {
+        None => f64::NAN,
+        Some(Value::Null) => 0.0,
+        Some(Value::Bool(b)) => f64::from(u8::from(*b)),
+        Some(Value::Number(n)) => *n,
+        Some(Value::String(s)) => {
+            let t = crate::text::js_trim(s.as_bytes());
+            if t.is_empty() {
+                0.0
+            } else {
+                std::str::from_utf8(t).ok().and_then(|t| t.parse().ok()).unwrap_or(f64::NAN)
+            }
+        }
+        Some(_) => f64::NAN,
+    }
+}
