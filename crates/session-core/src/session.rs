@@ -106,25 +106,13 @@ impl<'a> Entry<'a> {
             entry.fill_from_full_parse();
             return entry;
         }
-        let f = |k: &str| Field::from_span(b, scanned.field(b, k));
-        entry.entry_type = f("type");
-        entry.id = f("id");
-        entry.parent_id = f("parentId");
-        entry.timestamp = f("timestamp");
-        entry.detail = match &entry.entry_type {
-            t if t.is("label") => Detail::Label { target: f("targetId"), label: f("label") },
-            t if t.is("session_info") => Detail::SessionInfo(f("name")),
-            t if t.is("message") => {
-                let message = scanned.field(b, "message").map(|s| s.kind);
-                let role = if message == Some(SpanKind::Object) {
-                    Field::from_span(b, scanned.message_field(b, "role"))
-                } else {
-                    Field::Absent
-                };
-                Detail::Message { message, role }
-            }
-            _ => Detail::None,
+        let message = scanned.field(b, "message").map(|s| s.kind);
+        let role = if message == Some(SpanKind::Object) {
+            Field::from_span(b, scanned.message_field(b, "role"))
+        } else {
+            Field::Absent
         };
+        entry.fill(|k| Field::from_span(b, scanned.field(b, k)), message, role);
         entry
     }
 
@@ -132,7 +120,21 @@ impl<'a> Entry<'a> {
     fn fill_from_full_parse(&mut self) {
         let arena = Bump::new();
         let Ok(v) = json::parse_value(self.line, &arena) else { return };
-        let f = |k: &str| Field::from_value(v.get(k));
+        let m = v.get("message");
+        let message = m.map(|m| match m {
+            Value::Null => SpanKind::Null,
+            Value::Bool(_) => SpanKind::Bool,
+            Value::Number(_) => SpanKind::Number,
+            Value::String(_) => SpanKind::Str { escaped: false },
+            Value::Array(_) => SpanKind::Array,
+            Value::Object(_) => SpanKind::Object,
+        });
+        let role = Field::from_value(m.and_then(|m| m.get("role")));
+        self.fill(|k| Field::from_value(v.get(k)), message, role);
+    }
+
+    /// Sets the common fields and the type-specific detail from a field reader.
+    fn fill(&mut self, f: impl Fn(&str) -> Field<'a>, message: Option<SpanKind>, role: Field<'a>) {
         self.entry_type = f("type");
         self.id = f("id");
         self.parent_id = f("parentId");
@@ -140,20 +142,7 @@ impl<'a> Entry<'a> {
         self.detail = match &self.entry_type {
             t if t.is("label") => Detail::Label { target: f("targetId"), label: f("label") },
             t if t.is("session_info") => Detail::SessionInfo(f("name")),
-            t if t.is("message") => {
-                let m = v.get("message");
-                Detail::Message {
-                    message: m.map(|m| match m {
-                        Value::Null => SpanKind::Null,
-                        Value::Bool(_) => SpanKind::Bool,
-                        Value::Number(_) => SpanKind::Number,
-                        Value::String(_) => SpanKind::Str { escaped: false },
-                        Value::Array(_) => SpanKind::Array,
-                        Value::Object(_) => SpanKind::Object,
-                    }),
-                    role: Field::from_value(m.and_then(|m| m.get("role"))),
-                }
-            }
+            t if t.is("message") => Detail::Message { message, role },
             _ => Detail::None,
         };
     }
@@ -232,6 +221,7 @@ pub struct Session<'a> {
     pub incomplete_tail: bool,
     /// Lines skipped or entries treated specially, with where they are.
     pub diagnostics: Vec<Diagnostic>,
+    session_id: crate::json::JsStr<'a>,
     by_id: AHashMap<Field<'a>, usize>,
     /// `None`: no entries (`null`); `Some(Field::Absent)`: the last entry has no id.
     leaf: Option<Field<'a>>,
@@ -284,14 +274,21 @@ impl<'a> Session<'a> {
                 reason: "no line parses as JSON".into(),
             });
         };
-        if !(first.is_type("session") && matches!(first.id, Field::Str(_))) {
-            let reason = if first.is_type("session") {
-                "the header's id is not a string".to_string()
-            } else {
-                "the first parsed record is not a session header".to_string()
-            };
-            return Err(LoadError::NotASession { line: Some(first.line_number), offset: Some(first.offset), reason });
-        }
+        let session_id = match (&first.id, first.is_type("session")) {
+            (Field::Str(id), true) => id.clone(),
+            _ => {
+                let reason = if first.is_type("session") {
+                    "the header's id is not a string".to_string()
+                } else {
+                    "the first parsed record is not a session header".to_string()
+                };
+                return Err(LoadError::NotASession {
+                    line: Some(first.line_number),
+                    offset: Some(first.offset),
+                    reason,
+                });
+            }
+        };
         let arena = Bump::new();
         let header = first.value(&arena).map(Value::into_owned).map_err(|e| LoadError::NotASession {
             line: Some(first.line_number),
@@ -304,6 +301,7 @@ impl<'a> Session<'a> {
             migrated_from: None,
             incomplete_tail,
             diagnostics,
+            session_id,
             by_id: AHashMap::new(),
             leaf: None,
             labels: AHashMap::new(),
@@ -315,11 +313,7 @@ impl<'a> Session<'a> {
 
     /// The session id (the header's `id`).
     pub fn id(&self) -> &crate::json::JsStr<'a> {
-        match &self.records[0].id {
-            Field::Str(s) => s,
-            // `load` only accepts headers with a string id.
-            _ => unreachable_str(),
-        }
+        &self.session_id
     }
 
     /// Every non-header record in file order (`getEntries()`).
@@ -345,7 +339,7 @@ impl<'a> Session<'a> {
     /// `getSessionName()`: the latest `session_info` in file order decides, `""` clears.
     /// A non-string name (the reference throws) reads as no name.
     pub fn name(&self) -> Option<crate::json::JsStr<'a>> {
-        let info = self.entries().map(|(_, e)| e).filter(|e| e.is_type("session_info")).last()?;
+        let info = self.records.iter().skip(1).rev().find(|e| e.is_type("session_info"))?;
         match &info.detail {
             Detail::SessionInfo(Field::Str(s)) => {
                 let t = crate::text::js_trim(s.as_bytes());
@@ -487,11 +481,6 @@ pub struct Branch {
     pub path: Vec<usize>,
     /// Where the walk met a record already on the path (the reference never returns).
     pub cycle_at: Option<usize>,
-}
-
-fn unreachable_str() -> &'static crate::json::JsStr<'static> {
-    static EMPTY: std::sync::OnceLock<crate::json::JsStr<'static>> = std::sync::OnceLock::new();
-    EMPTY.get_or_init(crate::json::JsStr::default)
 }
 
 /// Whether a line's value is one the reference drops with `if (entry)`: `null`, `false`, `0`, `""`.

@@ -144,7 +144,16 @@ fn run_file(path: &std::path::Path, which: Which, json: bool) -> Outcome {
     match which {
         Which::Tree => {
             let tree = session.tree();
-            let (rec, notes) = report::tree_record(&file, &session, &tree);
+            let notes = if json {
+                let (rec, notes) = report::tree_record(&file, &session, &tree);
+                write_json(&rec, &mut o.stdout);
+                o.stdout.push(b'\n');
+                notes
+            } else {
+                let (text, notes) = report::tree_text(&file, &session, &tree);
+                o.stdout.extend(text.into_bytes());
+                notes
+            };
             if notes.cycles_cut > 0 {
                 o.stderr.push(format!(
                     "{file}: {} child link(s) would re-enter an ancestor (duplicate ids form a loop): not followed",
@@ -153,12 +162,6 @@ fn run_file(path: &std::path::Path, which: Which, json: bool) -> Outcome {
             }
             if notes.truncated {
                 o.stderr.push(format!("{file}: tree listing stopped at {} nodes", report::MAX_TREE_NODES));
-            }
-            if json {
-                write_json(&rec, &mut o.stdout);
-                o.stdout.push(b'\n');
-            } else {
-                o.stdout.extend(report::tree_text(&file, &session, &tree).into_bytes());
             }
         }
         Which::Stats => {

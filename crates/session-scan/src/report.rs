@@ -36,26 +36,51 @@ pub struct TreeWalkNotes {
     pub truncated: bool,
 }
 
-/// `{"file","roots","nodes"}` in pre-order, as `tree.mjs` prints it.
-pub fn tree_record<'a>(file: &str, session: &Session<'a>, tree: &Tree) -> (Value<'a>, TreeWalkNotes) {
+/// Walks the tree in pre-order, calling `visit(node, last_flags)` where `last_flags[d]` tells
+/// whether the node's ancestor at depth `d` (and finally the node itself) is the last child. A
+/// child already on the current path is not entered (duplicate ids can form loops), and the walk
+/// stops after [`MAX_TREE_NODES`] nodes.
+pub fn walk_tree(tree: &Tree, mut visit: impl FnMut(usize, &[bool])) -> TreeWalkNotes {
     let mut notes = TreeWalkNotes::default();
-    let id_value = |node: usize| session.records[tree.nodes[node].record].id.to_value().unwrap_or(Value::Null);
-    let roots = tree.roots.iter().map(|&r| id_value(r)).collect();
-    let mut nodes = Vec::new();
-    // (node, depth) with an explicit path to cut loops.
-    let mut stack: Vec<(usize, usize)> = tree.roots.iter().rev().map(|&r| (r, 0)).collect();
+    let mut on_path = vec![false; tree.nodes.len()];
     let mut path: Vec<usize> = Vec::new();
-    while let Some((n, depth)) = stack.pop() {
-        path.truncate(depth);
-        if path.contains(&n) {
+    let mut last_flags: Vec<bool> = Vec::new();
+    let n_roots = tree.roots.len();
+    let mut stack: Vec<(usize, usize, bool)> =
+        tree.roots.iter().enumerate().rev().map(|(i, &r)| (r, 0, i + 1 == n_roots)).collect();
+    let mut visited = 0usize;
+    while let Some((n, depth, last)) = stack.pop() {
+        for gone in path.drain(depth..) {
+            on_path[gone] = false;
+        }
+        last_flags.truncate(depth);
+        if on_path[n] {
             notes.cycles_cut += 1;
             continue;
         }
-        path.push(n);
-        if nodes.len() >= MAX_TREE_NODES {
+        if visited >= MAX_TREE_NODES {
             notes.truncated = true;
             break;
         }
+        visited += 1;
+        on_path[n] = true;
+        path.push(n);
+        last_flags.push(last);
+        visit(n, &last_flags);
+        let children = &tree.nodes[n].children;
+        for (i, &c) in children.iter().enumerate().rev() {
+            stack.push((c, depth + 1, i + 1 == children.len()));
+        }
+    }
+    notes
+}
+
+/// `{"file","roots","nodes"}` in pre-order, as `tree.mjs` prints it.
+pub fn tree_record<'a>(file: &str, session: &Session<'a>, tree: &Tree) -> (Value<'a>, TreeWalkNotes) {
+    let id_value = |node: usize| session.records[tree.nodes[node].record].id.to_value().unwrap_or(Value::Null);
+    let roots = tree.roots.iter().map(|&r| id_value(r)).collect();
+    let mut nodes = Vec::new();
+    let notes = walk_tree(tree, |n, _| {
         let node = &tree.nodes[n];
         let e = &session.records[node.record];
         let mut props = Vec::new();
@@ -69,10 +94,7 @@ pub fn tree_record<'a>(file: &str, session: &Session<'a>, tree: &Tree) -> (Value
         }
         props.push(("children", Value::Array(node.children.iter().map(|&c| id_value(c)).collect())));
         nodes.push(obj(props));
-        for &c in node.children.iter().rev() {
-            stack.push((c, depth + 1));
-        }
-    }
+    });
     let rec = obj(vec![
         ("file", Value::String(JsStr::owned(file))),
         ("roots", Value::Array(roots)),
@@ -143,20 +165,10 @@ pub fn info_record<'a>(path: &str, info: &SessionInfo<'a>) -> Value<'a> {
 }
 
 /// The tree drawn with branch lines; the active path is marked `*`, labels are shown in brackets.
-pub fn tree_text(file: &str, session: &Session<'_>, tree: &Tree) -> String {
+pub fn tree_text(file: &str, session: &Session<'_>, tree: &Tree) -> (String, TreeWalkNotes) {
     let active: std::collections::HashSet<usize> = session.branch(None).path.into_iter().collect();
     let mut out = format!("{file}\n");
-    let mut stack: Vec<(usize, String, bool, usize)> =
-        tree.roots.iter().enumerate().rev().map(|(i, &r)| (r, String::new(), i + 1 == tree.roots.len(), 0)).collect();
-    let mut path: Vec<usize> = Vec::new();
-    let mut count = 0;
-    while let Some((n, prefix, last, depth)) = stack.pop() {
-        path.truncate(depth);
-        if path.contains(&n) || count >= MAX_TREE_NODES {
-            continue;
-        }
-        path.push(n);
-        count += 1;
+    let notes = walk_tree(tree, |n, last_flags| {
         let node = &tree.nodes[n];
         let e = &session.records[node.record];
         let mark = if active.contains(&node.record) { "*" } else { " " };
@@ -168,15 +180,12 @@ pub fn tree_text(file: &str, session: &Session<'_>, tree: &Tree) -> String {
             .and_then(|(l, _)| l.as_str().map(|l| format!(" [{}]", l.to_str_lossy())))
             .unwrap_or_default();
         let ts = e.timestamp.as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_default();
-        let connector = if last { "└─ " } else { "├─ " };
+        let (ancestors, own) = last_flags.split_at(last_flags.len() - 1);
+        let prefix: String = ancestors.iter().map(|&last| if last { "   " } else { "│  " }).collect();
+        let connector = if own[0] { "└─ " } else { "├─ " };
         out.push_str(&format!("{mark} {prefix}{connector}{id} {kind}{role} {ts}{label}\n"));
-        let child_prefix = format!("{prefix}{}", if last { "   " } else { "│  " });
-        let k = node.children.len();
-        for (i, &c) in node.children.iter().enumerate().rev() {
-            stack.push((c, child_prefix.clone(), i + 1 == k, depth + 1));
-        }
-    }
-    out
+    });
+    (out, notes)
 }
 
 /// Totals as a small table.
