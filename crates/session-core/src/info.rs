@@ -93,7 +93,7 @@ pub fn session_info(bytes: &[u8], mtime_ms: f64) -> Result<SessionInfo<'_>, Omit
                 Field::Raw(_) => return Err(omitted(Some(&entry), "session_info name is not a string")),
             };
         }
-        let Detail::Message { message, role } = &entry.detail else { continue };
+        let Detail::Message { message, role, .. } = &entry.detail else { continue };
         message_count += 1;
         match message {
             None | Some(SpanKind::Null) => {

@@ -6,6 +6,7 @@
 //! I/O and holds no `unsafe` code.
 #![forbid(unsafe_code)]
 
+pub mod context;
 pub mod field;
 pub mod info;
 pub mod json;
@@ -14,6 +15,7 @@ pub mod lines;
 pub mod session;
 pub mod stats;
 pub mod text;
+pub mod transcript;
 
 pub use field::Field;
 pub use session::{Entry, LoadError, Session};

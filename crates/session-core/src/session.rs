@@ -60,6 +60,10 @@ pub enum Detail<'a> {
         message: Option<SpanKind>,
         /// `message.role`.
         role: Field<'a>,
+        /// What `message.content` is (`None` when absent or `message` is not an object).
+        content: Option<SpanKind>,
+        /// Where the `message` value lies in the line, when it was read by the scan.
+        span: Option<(u32, u32)>,
     },
 }
 
@@ -106,13 +110,16 @@ impl<'a> Entry<'a> {
             entry.fill_from_full_parse();
             return entry;
         }
-        let message = scanned.field(b, "message").map(|s| s.kind);
-        let role = if message == Some(SpanKind::Object) {
-            Field::from_span(b, scanned.message_field(b, "role"))
+        let span = scanned.field(b, "message");
+        let message = span.map(|s| s.kind);
+        let (role, content) = if message == Some(SpanKind::Object) {
+            (Field::from_span(b, scanned.message_field(b, "role")), scanned.message_field(b, "content").map(|s| s.kind))
         } else {
-            Field::Absent
+            (Field::Absent, None)
         };
-        entry.fill(|k| Field::from_span(b, scanned.field(b, k)), message, role);
+        // A stored message goes out as its raw text only when that text is what Pi would print.
+        let span = span.filter(|_| !scanned.overflow).map(|s| (s.start, s.end));
+        entry.fill(|k| Field::from_span(b, scanned.field(b, k)), Detail::Message { message, role, content, span });
         entry
     }
 
@@ -121,20 +128,15 @@ impl<'a> Entry<'a> {
         let arena = Bump::new();
         let Ok(v) = json::parse_value(self.line, &arena) else { return };
         let m = v.get("message");
-        let message = m.map(|m| match m {
-            Value::Null => SpanKind::Null,
-            Value::Bool(_) => SpanKind::Bool,
-            Value::Number(_) => SpanKind::Number,
-            Value::String(_) => SpanKind::Str { escaped: false },
-            Value::Array(_) => SpanKind::Array,
-            Value::Object(_) => SpanKind::Object,
-        });
+        let message = m.map(kind_of);
         let role = Field::from_value(m.and_then(|m| m.get("role")));
-        self.fill(|k| Field::from_value(v.get(k)), message, role);
+        let content = m.and_then(|m| m.get("content")).map(kind_of);
+        self.fill(|k| Field::from_value(v.get(k)), Detail::Message { message, role, content, span: None });
     }
 
-    /// Sets the common fields and the type-specific detail from a field reader.
-    fn fill(&mut self, f: impl Fn(&str) -> Field<'a>, message: Option<SpanKind>, role: Field<'a>) {
+    /// Sets the common fields and the type-specific detail from a field reader; `message` is the
+    /// detail a `message` entry gets.
+    fn fill(&mut self, f: impl Fn(&str) -> Field<'a>, message: Detail<'a>) {
         self.entry_type = f("type");
         self.id = f("id");
         self.parent_id = f("parentId");
@@ -142,9 +144,21 @@ impl<'a> Entry<'a> {
         self.detail = match &self.entry_type {
             t if t.is("label") => Detail::Label { target: f("targetId"), label: f("label") },
             t if t.is("session_info") => Detail::SessionInfo(f("name")),
-            t if t.is("message") => Detail::Message { message, role },
+            t if t.is("message") => message,
             _ => Detail::None,
         };
+    }
+}
+
+/// The scan's name for the kind of a parsed value.
+fn kind_of(v: &Value<'_>) -> SpanKind {
+    match v {
+        Value::Null => SpanKind::Null,
+        Value::Bool(_) => SpanKind::Bool,
+        Value::Number(_) => SpanKind::Number,
+        Value::String(_) => SpanKind::Str { escaped: false },
+        Value::Array(_) => SpanKind::Array,
+        Value::Object(_) => SpanKind::Object,
     }
 }
 
@@ -353,9 +367,15 @@ impl<'a> Session<'a> {
     /// parent already on the path, where the reference would loop forever.
     pub fn branch(&self, from: Option<&Field<'a>>) -> Branch {
         let start = from.or(self.leaf.as_ref());
+        self.walk_up(start.filter(|s| s.is_truthy()).and_then(|s| self.get(s)))
+    }
+
+    /// The path from record `start` up to its root, root first, following `parentId` while it is
+    /// truthy and found; stops at a record met twice.
+    pub fn walk_up(&self, start: Option<usize>) -> Branch {
         let mut path = Vec::new();
         let mut cycle_at = None;
-        let mut current = start.filter(|s| s.is_truthy()).and_then(|s| self.get(s));
+        let mut current = start;
         let mut seen = AHashSet::new();
         while let Some(i) = current {
             if !seen.insert(i) {

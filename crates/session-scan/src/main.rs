@@ -27,6 +27,36 @@ enum Command {
     Tree(FileArgs),
     /// Session totals and cost breakdown (getSessionStats(), getUsageCostBreakdown()).
     Stats(FileArgs),
+    /// The context the model sees from the leaf (buildSessionContext()).
+    Context(ContextArgs),
+}
+
+#[derive(clap::Args)]
+struct ContextArgs {
+    #[command(flatten)]
+    files: FileArgs,
+    /// Rebuild from this entry instead of the session's leaf.
+    #[arg(long)]
+    leaf: Option<String>,
+    /// Whose rules: Pi 1.6, the Atomic fork, or pi-agent-core's harness (generation A).
+    #[arg(long, value_enum, default_value_t = DialectArg::Pi)]
+    dialect: DialectArg,
+    /// `context`: the session messages; `llm`: after Pi's convertToLlm.
+    #[arg(long, value_enum, default_value_t = FormatArg::Context)]
+    format: FormatArg,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum DialectArg {
+    Pi,
+    Atomic,
+    Harness,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FormatArg {
+    Context,
+    Llm,
 }
 
 #[derive(clap::Args)]
@@ -57,6 +87,7 @@ fn main() -> ExitCode {
     let (args, which) = match &cli.command {
         Command::Tree(a) => (a, Which::Tree),
         Command::Stats(a) => (a, Which::Stats),
+        Command::Context(c) => (&c.files, Which::Context(c)),
     };
     let paths = expand_paths(&args.files);
     let outcomes: Vec<Outcome> = paths.par_iter().map(|p| run_file(p, which, args.json)).collect();
@@ -83,9 +114,10 @@ fn main() -> ExitCode {
 }
 
 #[derive(Clone, Copy)]
-enum Which {
+enum Which<'c> {
     Tree,
     Stats,
+    Context(&'c ContextArgs),
 }
 
 fn error_record(file: &str, line: Option<u64>, offset: Option<u64>, message: &str) -> Vec<u8> {
@@ -106,7 +138,7 @@ fn error_record(file: &str, line: Option<u64>, offset: Option<u64>, message: &st
     buf
 }
 
-fn run_file(path: &std::path::Path, which: Which, json: bool) -> Outcome {
+fn run_file(path: &std::path::Path, which: Which<'_>, json: bool) -> Outcome {
     let file = path.to_string_lossy().into_owned();
     let mut o = Outcome { stdout: Vec::new(), stderr: Vec::new(), failed: false };
     let fail = |o: &mut Outcome, line: Option<u64>, offset: Option<u64>, msg: String| {
@@ -162,6 +194,34 @@ fn run_file(path: &std::path::Path, which: Which, json: bool) -> Outcome {
             }
             if notes.truncated {
                 o.stderr.push(format!("{file}: tree listing stopped at {} nodes", report::MAX_TREE_NODES));
+            }
+        }
+        Which::Context(c) => {
+            use session_core::context::{Dialect, LeafChoice, build_context, convert_to_llm};
+            let dialect = match c.dialect {
+                DialectArg::Pi => Dialect::Pi,
+                DialectArg::Atomic => Dialect::Atomic,
+                DialectArg::Harness => Dialect::Harness,
+            };
+            let leaf_field;
+            let (choice, leaf, branch) = match &c.leaf {
+                None => (LeafChoice::Session, session.leaf_id(), session.branch(None).path),
+                Some(id) => {
+                    leaf_field = session_core::Field::Str(JsStr::owned(id.clone()));
+                    (LeafChoice::Id(JsStr::owned(id.clone())), Some(&leaf_field), session.branch(Some(&leaf_field)).path)
+                }
+            };
+            let arena = bumpalo::Bump::new();
+            let ctx = build_context(&session, &choice, dialect, &arena);
+            for d in &ctx.diagnostics {
+                o.stderr.push(format!("{file}:{}: byte {}: {}", d.line, d.offset, d.message));
+            }
+            let messages = if c.format == FormatArg::Llm { convert_to_llm(&ctx.messages, &arena) } else { ctx.messages.clone() };
+            if json {
+                o.stdout.extend(report::context_record(&file, &session, leaf, &branch, &ctx, &messages));
+            } else {
+                let values: Vec<Value<'_>> = messages.iter().map(|m| m.to_value(&arena)).collect();
+                o.stdout.extend(report::context_text(&file, &values).into_bytes());
             }
         }
         Which::Stats => {

@@ -214,3 +214,104 @@ pub fn stats_text(file: &str, session: &Session<'_>, totals: &Totals) -> String 
     }
     out
 }
+
+/// `{"file","leafId","branch","sessionName","entryCount","context":{"messages","thinkingLevel","model"}}`,
+/// the oracle's `context.mjs` names; `messages` is written as given (raw stored messages included).
+pub fn context_record(
+    file: &str,
+    session: &Session<'_>,
+    leaf: Option<&Field<'_>>,
+    branch: &[usize],
+    context: &session_core::context::Context<'_>,
+    messages: &[session_core::context::Message<'_>],
+) -> Vec<u8> {
+    use session_core::json::{write_json, write_string};
+    let mut out = Vec::with_capacity(256 + messages.len() * 64);
+    out.extend_from_slice(b"{\"file\":");
+    write_string(file.as_bytes(), &mut out);
+    match leaf {
+        None => out.extend_from_slice(b",\"leafId\":null"),
+        Some(f) => {
+            if let Some(v) = f.to_value() {
+                out.extend_from_slice(b",\"leafId\":");
+                write_json(&v, &mut out);
+            }
+        }
+    }
+    out.extend_from_slice(b",\"branch\":");
+    let ids = branch.iter().map(|&i| session.records[i].id.to_value().unwrap_or(Value::Null)).collect();
+    write_json(&Value::Array(ids), &mut out);
+    out.extend_from_slice(b",\"sessionName\":");
+    match session.name() {
+        Some(n) => write_string(n.as_bytes(), &mut out),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(format!(",\"entryCount\":{}", session.entries().count()).as_bytes());
+    out.extend_from_slice(b",\"context\":{\"messages\":[");
+    for (k, m) in messages.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        m.write_json(&mut out);
+    }
+    out.push(b']');
+    if let Some(t) = &context.thinking_level {
+        out.extend_from_slice(b",\"thinkingLevel\":");
+        write_json(t, &mut out);
+    }
+    out.extend_from_slice(b",\"model\":");
+    write_json(&context.model, &mut out);
+    out.extend_from_slice(b"}}\n");
+    out
+}
+
+/// A readable transcript: roles, text, thinking folded, tool calls and results shortened,
+/// summaries marked.
+pub fn context_text(file: &str, messages: &[Value<'_>]) -> String {
+    fn short(s: &str, max: usize) -> String {
+        let one_line = s.replace('\n', " ⏎ ");
+        if one_line.chars().count() <= max {
+            one_line
+        } else {
+            format!("{}…", one_line.chars().take(max).collect::<String>())
+        }
+    }
+    let s = |v: Option<&Value<'_>>| v.and_then(Value::as_str).map(|s| s.to_str_lossy().into_owned()).unwrap_or_default();
+    let mut out = format!("{file}\n");
+    for m in messages {
+        let role = s(m.get("role"));
+        let mut lines: Vec<String> = Vec::new();
+        match role.as_str() {
+            "compactionSummary" => lines.push(format!("[compaction summary] {}", short(&s(m.get("summary")), 400))),
+            "branchSummary" => lines.push(format!("[branch summary] {}", short(&s(m.get("summary")), 400))),
+            "bashExecution" => lines.push(format!("$ {}", short(&s(m.get("command")), 200))),
+            _ => match m.get("content") {
+                Some(Value::String(t)) => lines.push(t.to_str_lossy().into_owned()),
+                Some(Value::Array(blocks)) => {
+                    for b in blocks {
+                        match s(b.get("type")).as_str() {
+                            "text" => lines.push(s(b.get("text"))),
+                            "thinking" => lines.push(format!("(thinking: {})", short(&s(b.get("thinking")), 80))),
+                            "toolCall" => {
+                                let args = b.get("arguments").map(session_core::json::to_json).unwrap_or_default();
+                                lines.push(format!("→ {}({})", s(b.get("name")), short(&args, 120)));
+                            }
+                            "image" => lines.push("[image]".into()),
+                            other => lines.push(format!("[{other}]")),
+                        }
+                    }
+                }
+                _ => {}
+            },
+        }
+        let label = match role.as_str() {
+            "toolResult" => format!("tool result {}", s(m.get("toolName"))),
+            "custom" => format!("custom {}", s(m.get("customType"))),
+            r => r.to_string(),
+        };
+        let body = lines.join("\n");
+        let body = if role == "toolResult" { short(&body, 300) } else { body };
+        out.push_str(&format!("── {label}\n{body}\n"));
+    }
+    out
+}

@@ -65,9 +65,10 @@ impl PartialEq<&str> for JsStr<'_> {
 }
 
 /// A JSON value as JavaScript holds it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum Value<'a> {
     /// `null`
+    #[default]
     Null,
     /// `true` or `false`
     Bool(bool),

@@ -56,6 +56,9 @@ pub struct Scanned {
     pub message_fields: SmallVec<[Field; 12]>,
     /// A recorded key contains an escape; lookups by raw bytes may miss it.
     pub escaped_keys: bool,
+    /// A number is beyond the double range (JavaScript reads it as infinity, which
+    /// `JSON.stringify` prints as `null`): the raw text is not what Pi would print.
+    pub overflow: bool,
 }
 
 impl Scanned {
@@ -141,7 +144,12 @@ pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
                 SpanKind::Str { escaped }
             }
             Some(b'-' | b'0'..=b'9') => {
+                let start = i;
                 i = number(b, i)?;
+                if i - start > 308 || b[start..i].iter().any(|&c| c == b'e' || c == b'E') {
+                    let text = std::str::from_utf8(&b[start..i]).unwrap_or("0");
+                    st.out.overflow |= text.parse::<f64>().is_ok_and(f64::is_infinite);
+                }
                 SpanKind::Number
             }
             Some(b't') => {

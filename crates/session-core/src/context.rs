@@ -1,0 +1,638 @@
+//! Context rebuild: what the model sees from a leaf, as Pi 1.6's `buildContextEntries`,
+//! `buildSessionProjection` and `buildSessionContext` compute it (§7), plus the Atomic (§8) and
+//! harness (§7.6, generation A) dialects.
+//!
+//! Only `type`, `id` and `parentId` of each line are needed to walk the path; entries are fully
+//! parsed only when they contribute. A stored message that goes out unchanged is emitted as its
+//! raw JSON text, which `JSON.parse` reads to the very value Pi would print.
+
+use bumpalo::Bump;
+
+use crate::field::Field;
+use crate::json::{self, JsStr, Object, Value, scan::SpanKind};
+use crate::session::{Detail, Diagnostic, Entry, Session};
+
+/// Which program's rules to follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dialect {
+    /// Pi 1.6 (`@earendil-works/pi-coding-agent`).
+    #[default]
+    Pi,
+    /// The Atomic fork: only verbatim-lines compactions are boundaries (§8).
+    Atomic,
+    /// pi-agent-core's harness, generation A: `retainedTail` checkpoints (§7.6).
+    Harness,
+}
+
+/// Where to start the path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LeafChoice<'a> {
+    /// The session's own leaf (the last record).
+    Session,
+    /// An explicit entry id; an unknown id falls back to the last entry, as in Pi.
+    Id(JsStr<'a>),
+}
+
+/// One message of the context.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message<'a> {
+    /// A stored `message` object going out as it is: its raw JSON text.
+    Stored(&'a [u8]),
+    /// A message built or changed by the rebuild.
+    Built(Value<'a>),
+}
+
+impl<'a> Message<'a> {
+    /// The message as a value (parsing a stored one).
+    pub fn to_value(&self, arena: &'a Bump) -> Value<'a> {
+        match self {
+            Message::Stored(raw) => json::parse_value(raw, arena).unwrap_or(Value::Null),
+            Message::Built(v) => v.clone(),
+        }
+    }
+
+    /// Appends the message's JSON text.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            Message::Stored(raw) => match std::str::from_utf8(raw) {
+                Ok(_) => out.extend_from_slice(raw),
+                // Node decodes invalid UTF-8 as U+FFFD; the scan put every such byte in a string.
+                Err(_) => out.extend_from_slice(String::from_utf8_lossy(raw).as_bytes()),
+            },
+            Message::Built(v) => json::write_json(v, out),
+        }
+    }
+}
+
+/// The rebuilt context.
+#[derive(Debug, Clone, Default)]
+pub struct Context<'a> {
+    /// The messages, in order.
+    pub messages: Vec<Message<'a>>,
+    /// `thinkingLevel`; `None` is `undefined` (a `thinking_level_change` without a value).
+    pub thinking_level: Option<Value<'a>>,
+    /// `model`: `null` or `{provider, modelId}`.
+    pub model: Value<'a>,
+    /// Record indices of the path, root first.
+    pub path: Vec<usize>,
+    /// For each selected entry (record index), how many messages it contributed.
+    pub projection: Vec<(usize, usize)>,
+    /// Where the reference would hang or throw, and what we did instead.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+const BRANCH_SUMMARY_PREFIX: &str =
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
+const COMPACTION_SUMMARY_PREFIX: &str =
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+const COMPACTION_SUMMARY_SUFFIX: &str = "\n</summary>";
+
+/// Rebuilds the context of `session` from `leaf` under `dialect`; values live in `arena`.
+pub fn build_context<'a, 'b>(
+    session: &Session<'a>,
+    leaf: &LeafChoice<'_>,
+    dialect: Dialect,
+    arena: &'b Bump,
+) -> Context<'b>
+where
+    'a: 'b,
+{
+    let mut b = Builder { session, arena, ctx: Context { model: Value::Null, ..Context::default() } };
+    let path = b.path(leaf);
+    b.ctx.path = path.clone();
+    b.settings(&path);
+    match dialect {
+        Dialect::Pi => b.pi(&path),
+        Dialect::Atomic => b.atomic(&path),
+        Dialect::Harness => b.harness(&path),
+    }
+    b.ctx
+}
+
+struct Builder<'s, 'a, 'b> {
+    session: &'s Session<'a>,
+    arena: &'b Bump,
+    ctx: Context<'b>,
+}
+
+impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
+    fn entry(&self, i: usize) -> &'s Entry<'a> {
+        &self.session.records[i]
+    }
+
+    fn note(&mut self, i: usize, message: impl Into<String>) {
+        let e = self.entry(i);
+        self.ctx.diagnostics.push(Diagnostic { line: e.line_number, offset: e.offset, message: message.into() });
+    }
+
+    /// The full value of a record, in the arena.
+    fn value(&self, i: usize) -> Value<'b> {
+        self.entry(i).value(self.arena).unwrap_or(Value::Null)
+    }
+
+    /// `buildSessionPath`: `null` leaf → empty; a truthy id that is found; else the last entry.
+    fn path(&mut self, leaf: &LeafChoice<'_>) -> Vec<usize> {
+        let start = match leaf {
+            LeafChoice::Session => match self.session.leaf_id() {
+                None => return Vec::new(),
+                Some(id) => self.session.get(id).filter(|_| id.is_truthy()),
+            },
+            LeafChoice::Id(id) => self.session.get(&Field::Str(id.clone().into_owned())).filter(|_| !id.is_empty()),
+        };
+        let start = start.or_else(|| self.session.entries().last().map(|(i, _)| i));
+        let branch = self.session.walk_up(start);
+        if let Some(at) = branch.cycle_at {
+            self.note(at, "parent links form a loop (Pi never returns here): the path stops at the repeated entry");
+        }
+        branch.path
+    }
+
+    /// `getSessionContextSettings`: the last thinking level and the last model on the path.
+    fn settings(&mut self, path: &[usize]) {
+        self.ctx.thinking_level = Some(Value::str("off"));
+        let level = path.iter().rev().find(|&&i| self.entry(i).is_type("thinking_level_change"));
+        if let Some(&i) = level {
+            self.ctx.thinking_level = self.value(i).get("thinkingLevel").cloned();
+        }
+        let model = path.iter().rev().find(|&&i| {
+            let e = self.entry(i);
+            e.is_type("model_change") || (e.is_type("message") && e.role().is("assistant"))
+        });
+        if let Some(&i) = model {
+            let v = self.value(i);
+            let (provider, model_id) = if self.entry(i).is_type("model_change") {
+                (v.get("provider"), v.get("modelId"))
+            } else {
+                let m = v.get("message");
+                (m.and_then(|m| m.get("provider")), m.and_then(|m| m.get("model")))
+            };
+            let mut o = Object::new();
+            if let Some(p) = provider {
+                o.insert("provider", p.clone());
+            }
+            if let Some(m) = model_id {
+                o.insert("modelId", m.clone());
+            }
+            self.ctx.model = Value::Object(o);
+        }
+        for &i in path {
+            let e = self.entry(i);
+            if let Detail::Message { message: None | Some(SpanKind::Null), .. } = e.detail {
+                self.note(i, "message entry without a message object (Pi throws here): it contributes nothing");
+            }
+        }
+    }
+
+    /// Pi 1.6: `buildContextEntries` then the projection with context edits.
+    fn pi(&mut self, path: &[usize]) {
+        let selected = self.context_entries(path);
+        let mut edits: Vec<(Field<'a>, usize)> = Vec::new();
+        for &i in &selected {
+            let e = self.entry(i);
+            if e.is_type("context_edit") {
+                let target = Field::from_value(self.value(i).get("targetId"));
+                match edits.iter_mut().find(|(t, _)| *t == target) {
+                    Some(slot) => slot.1 = i,
+                    None => edits.push((target, i)),
+                }
+            }
+        }
+        for (index, &i) in selected.iter().enumerate() {
+            let before = self.ctx.messages.len();
+            if !(self.entry(i).is_type("compaction") && index > 0) {
+                let edit = edits.iter().find(|(t, _)| *t == self.entry(i).id).map(|&(_, e)| e);
+                let mut messages = self.base_messages(i, Dialect::Pi);
+                if let Some(edit) = edit {
+                    messages = self.apply_edit(messages, edit);
+                }
+                self.ctx.messages.extend(messages);
+            }
+            self.ctx.projection.push((i, self.ctx.messages.len() - before));
+        }
+    }
+
+    /// `buildContextEntries`: the newest compaction, its kept range (system messages dropped),
+    /// then everything after it.
+    fn context_entries(&self, path: &[usize]) -> Vec<usize> {
+        let Some(c) = path.iter().rposition(|&i| self.entry(i).is_type("compaction")) else {
+            return path.to_vec();
+        };
+        let first_kept = self.first_kept(path[c]);
+        let mut out = vec![path[c]];
+        let mut found = false;
+        for &i in &path[..c] {
+            let e = self.entry(i);
+            found |= e.id == first_kept;
+            if found && !(e.is_type("message") && e.role().is("system")) {
+                out.push(i);
+            }
+        }
+        out.extend_from_slice(&path[c + 1..]);
+        out
+    }
+
+    fn first_kept(&self, i: usize) -> Field<'a> {
+        match &self.entry(i).migrated_first_kept {
+            Some(f) => f.clone(),
+            None => {
+                let arena = Bump::new();
+                let v = self.entry(i).value(&arena).unwrap_or(Value::Null);
+                Field::from_value(v.get("firstKeptEntryId"))
+            }
+        }
+    }
+
+    /// `sessionEntryToContextMessages`.
+    fn base_messages(&mut self, i: usize, dialect: Dialect) -> Vec<Message<'b>> {
+        let e = self.entry(i);
+        let ty = e.entry_type.as_str().map(|t| t.as_bytes()).unwrap_or_default();
+        match ty {
+            b"message" => {
+                let Detail::Message { message, content, span, .. } = &e.detail else { return Vec::new() };
+                match message {
+                    None | Some(SpanKind::Null) => return Vec::new(),
+                    Some(SpanKind::Object) => {}
+                    // `message.role` of a primitive is undefined: passed through as it is.
+                    Some(_) => return vec![Message::Built(self.value(i).get("message").cloned().unwrap_or(Value::Null))],
+                }
+                let role = e.role();
+                let null_content = matches!(content, None | Some(SpanKind::Null));
+                let empty: Option<Value<'b>> = if null_content {
+                    match role.as_str().map(|r| r.as_bytes()) {
+                        Some(b"system") => Some(Value::str("")),
+                        Some(b"user" | b"assistant" | b"toolResult") => Some(Value::Array(Vec::new())),
+                        Some(b"custom") if dialect == Dialect::Atomic => Some(Value::Array(Vec::new())),
+                        _ => None,
+                    }
+                } else {
+                    None
+                };
+                match (span, &empty, e.hook_message_renamed) {
+                    (Some((s, t)), None, false) => vec![Message::Stored(&e.line[*s as usize..*t as usize])],
+                    _ => {
+                        let mut m = self.value(i).get("message").cloned().unwrap_or(Value::Null);
+                        if let Value::Object(o) = &mut m {
+                            if e.hook_message_renamed {
+                                o.insert("role", Value::str("custom"));
+                            }
+                            if let Some(v) = empty {
+                                o.insert("content", v);
+                            }
+                        }
+                        vec![Message::Built(m)]
+                    }
+                }
+            }
+            b"custom_message" => {
+                let v = self.value(i);
+                let content = match v.get("content") {
+                    None | Some(Value::Null) => Value::Array(Vec::new()),
+                    Some(c) => c.clone(),
+                };
+                let mut o = Object::new();
+                o.insert("role", Value::str("custom"));
+                put(&mut o, "customType", v.get("customType"));
+                o.insert("content", content);
+                put(&mut o, "display", v.get("display"));
+                put(&mut o, "details", v.get("details"));
+                o.insert("timestamp", Value::Number(e.timestamp.time_value()));
+                vec![Message::Built(Value::Object(o))]
+            }
+            b"branch_summary" => {
+                let v = self.value(i);
+                if !v.get("summary").is_some_and(Value::is_truthy) {
+                    return Vec::new();
+                }
+                let mut o = Object::new();
+                o.insert("role", Value::str("branchSummary"));
+                put(&mut o, "summary", v.get("summary"));
+                put(&mut o, "fromId", v.get("fromId"));
+                o.insert("timestamp", Value::Number(e.timestamp.time_value()));
+                vec![Message::Built(Value::Object(o))]
+            }
+            b"compaction" => {
+                let v = self.value(i);
+                let mut out = Vec::new();
+                if dialect == Dialect::Pi
+                    && let Some(sys) = v.get("systemMessage").filter(|s| s.is_truthy())
+                {
+                    out.push(Message::Built(sys.clone()));
+                }
+                out.push(Message::Built(compaction_summary(&v, e)));
+                out
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// `projectContextEntry` with an edit: `null` omits, otherwise `content` is replaced on
+    /// user, assistant, toolResult and custom messages (a string becomes one text block for
+    /// assistant and toolResult).
+    fn apply_edit(&mut self, messages: Vec<Message<'b>>, edit: usize) -> Vec<Message<'b>> {
+        let v = self.value(edit);
+        let replacement = v.get("replacement");
+        if matches!(replacement, Some(Value::Null)) {
+            return Vec::new();
+        }
+        let new_content = replacement.and_then(|r| r.get("content")).cloned();
+        messages
+            .into_iter()
+            .map(|m| {
+                let mut value = m.to_value(self.arena);
+                let Value::Object(o) = &mut value else { return m };
+                let role = o.get("role").and_then(Value::as_str).map(|r| r.as_bytes().to_vec()).unwrap_or_default();
+                if !matches!(role.as_slice(), b"user" | b"assistant" | b"toolResult" | b"custom") {
+                    return m;
+                }
+                let content = match (&new_content, role.as_slice()) {
+                    (Some(Value::String(s)), b"assistant" | b"toolResult") => {
+                        let mut block = Object::new();
+                        block.insert("type", Value::str("text"));
+                        block.insert("text", Value::String(s.clone()));
+                        Some(Value::Array(vec![Value::Object(block)]))
+                    }
+                    (c, _) => c.clone(),
+                };
+                match content {
+                    Some(c) => o.insert("content", c),
+                    None => {
+                        o.remove("content");
+                    }
+                }
+                Message::Built(value)
+            })
+            .collect()
+    }
+
+    /// Atomic: only the last verbatim-lines compaction is a boundary; it becomes one custom
+    /// message carrying the summary and the kept tail as a transcript (§8, §8.1).
+    fn atomic(&mut self, path: &[usize]) {
+        let boundary = path.iter().rposition(|&i| {
+            let e = self.entry(i);
+            e.is_type("compaction")
+                && self
+                    .value(i)
+                    .get("details")
+                    .and_then(|d| d.get("strategy"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| *s == "verbatim-lines")
+        });
+        let Some(b) = boundary else {
+            for &i in path {
+                let before = self.ctx.messages.len();
+                if !self.entry(i).is_type("compaction") {
+                    let m = self.base_messages(i, Dialect::Atomic);
+                    self.ctx.messages.extend(m);
+                }
+                self.ctx.projection.push((i, self.ctx.messages.len() - before));
+            }
+            return;
+        };
+        let first_kept = self.first_kept(path[b]);
+        let kept_start = match first_kept {
+            Field::Str(_) => path[..b].iter().position(|&i| self.entry(i).id == first_kept),
+            _ => None,
+        };
+        let mut tail: Vec<Value<'b>> = Vec::new();
+        if let Some(k) = kept_start {
+            for &i in &path[k..b] {
+                if !self.entry(i).is_type("compaction") {
+                    let msgs = self.base_messages(i, Dialect::Atomic);
+                    tail.extend(msgs.iter().map(|m| m.to_value(self.arena)));
+                }
+            }
+        }
+        let v = self.value(path[b]);
+        let summary = v.get("summary").and_then(Value::as_str).map(|s| s.as_bytes().to_vec()).unwrap_or_default();
+        let blocks = crate::transcript::boundary_content(&summary, &tail);
+        let mut o = Object::new();
+        o.insert("role", Value::str("custom"));
+        o.insert("customType", Value::str("compaction"));
+        o.insert("content", Value::Array(blocks));
+        o.insert("display", Value::Bool(true));
+        let details = match v.get("details") {
+            None | Some(Value::Null) => {
+                let mut d = Object::new();
+                put(&mut d, "tokensBefore", v.get("tokensBefore"));
+                Value::Object(d)
+            }
+            Some(d) => d.clone(),
+        };
+        o.insert("details", details);
+        o.insert("timestamp", Value::Number(self.entry(path[b]).timestamp.time_value()));
+        self.ctx.messages.push(Message::Built(Value::Object(o)));
+        self.ctx.projection.push((path[b], 1));
+        for &i in &path[b + 1..] {
+            let before = self.ctx.messages.len();
+            if !self.entry(i).is_type("compaction") {
+                let m = self.base_messages(i, Dialect::Atomic);
+                self.ctx.messages.extend(m);
+            }
+            self.ctx.projection.push((i, self.ctx.messages.len() - before));
+        }
+    }
+
+    /// Harness generation A: a compaction with a `retainedTail` (an empty array counts) is a
+    /// checkpoint: its summary, the tail as stored, then what follows; without a tail, the
+    /// classic kept range. `leaf` records were resolved by the caller's leaf choice.
+    fn harness(&mut self, path: &[usize]) {
+        // Walk from the leaf: stop at a checkpoint, or at a classic compaction's first kept entry.
+        let mut start = 0;
+        let mut pending_first_kept: Option<Field<'a>> = None;
+        let mut boundary: Option<usize> = None;
+        for (k, &i) in path.iter().enumerate().rev() {
+            if let Some(fk) = &pending_first_kept
+                && self.entry(i).id == *fk
+            {
+                start = k;
+                break;
+            }
+            if self.entry(i).is_type("compaction") {
+                if boundary.is_none() {
+                    boundary = Some(k);
+                }
+                let v = self.value(i);
+                if v.get("retainedTail").is_some_and(Value::is_truthy) {
+                    start = k;
+                    break;
+                }
+                if pending_first_kept.is_none() {
+                    pending_first_kept = Some(Field::from_value(v.get("firstKeptEntryId")));
+                }
+            }
+        }
+        let walked = &path[start..];
+        let Some(c) = walked.iter().rposition(|&i| self.entry(i).is_type("compaction")) else {
+            for &i in walked {
+                self.harness_entry(i);
+            }
+            return;
+        };
+        let comp = walked[c];
+        let v = self.value(comp);
+        let before = self.ctx.messages.len();
+        self.ctx.messages.push(Message::Built(compaction_summary(&v, self.entry(comp))));
+        match v.get("retainedTail").filter(|t| t.is_truthy()) {
+            Some(tail) => {
+                for m in tail.as_array().unwrap_or_default() {
+                    self.ctx.messages.push(Message::Built(m.clone()));
+                }
+                self.ctx.projection.push((comp, self.ctx.messages.len() - before));
+            }
+            None => {
+                self.ctx.projection.push((comp, 1));
+                let fk = Field::from_value(v.get("firstKeptEntryId"));
+                if let Some(k) = walked[..c].iter().position(|&i| self.entry(i).id == fk) {
+                    for &i in &walked[k..c] {
+                        self.harness_entry(i);
+                    }
+                }
+            }
+        }
+        for &i in &walked[c + 1..] {
+            self.harness_entry(i);
+        }
+    }
+
+    fn harness_entry(&mut self, i: usize) {
+        let before = self.ctx.messages.len();
+        if !self.entry(i).is_type("compaction") {
+            let m = self.base_messages(i, Dialect::Harness);
+            self.ctx.messages.extend(m);
+        }
+        self.ctx.projection.push((i, self.ctx.messages.len() - before));
+    }
+}
+
+fn put<'b>(o: &mut Object<'b>, key: &'static str, v: Option<&Value<'b>>) {
+    if let Some(v) = v {
+        o.insert(key, v.clone());
+    }
+}
+
+/// `createCompactionSummaryMessage`.
+fn compaction_summary<'b>(v: &Value<'b>, e: &Entry<'_>) -> Value<'b> {
+    let mut o = Object::new();
+    o.insert("role", Value::str("compactionSummary"));
+    put(&mut o, "summary", v.get("summary"));
+    put(&mut o, "tokensBefore", v.get("tokensBefore"));
+    o.insert("timestamp", Value::Number(e.timestamp.time_value()));
+    Value::Object(o)
+}
+
+/// `convertToLlm`: the provider-facing messages, with Pi's exact literals (§7.4).
+pub fn convert_to_llm<'b>(messages: &[Message<'b>], arena: &'b Bump) -> Vec<Message<'b>> {
+    let mut out = Vec::with_capacity(messages.len());
+    for m in messages {
+        let v = match m {
+            Message::Stored(_) => {
+                // Stored messages are user, assistant, toolResult or system unless their role says
+                // otherwise; look only when needed.
+                let v = m.to_value(arena);
+                let role = v.get("role").and_then(Value::as_str).map(|r| r.as_bytes().to_vec());
+                if matches!(role.as_deref(), Some(b"system" | b"user" | b"assistant" | b"toolResult")) {
+                    out.push(m.clone());
+                    continue;
+                }
+                v
+            }
+            Message::Built(v) => v.clone(),
+        };
+        let role = v.get("role").and_then(Value::as_str).map(|r| r.as_bytes().to_vec()).unwrap_or_default();
+        let text_block = |text: Vec<u8>| {
+            let mut b = Object::new();
+            b.insert("type", Value::str("text"));
+            b.insert("text", Value::String(JsStr(std::borrow::Cow::Owned(text))));
+            Value::Array(vec![Value::Object(b)])
+        };
+        let user = |content: Value<'b>| {
+            let mut o = Object::new();
+            o.insert("role", Value::str("user"));
+            o.insert("content", content);
+            put(&mut o, "timestamp", v.get("timestamp"));
+            Message::Built(Value::Object(o))
+        };
+        let text_of = |k: &str| v.get(k).map(template).unwrap_or_else(|| b"undefined".to_vec());
+        match role.as_slice() {
+            b"bashExecution" => {
+                if v.get("excludeFromContext").is_some_and(Value::is_truthy) {
+                    continue;
+                }
+                out.push(user(text_block(bash_text(&v))));
+            }
+            b"custom" => {
+                let content = match v.get("content") {
+                    Some(Value::String(s)) => text_block(s.as_bytes().to_vec()),
+                    Some(c) => c.clone(),
+                    None => Value::Null,
+                };
+                let mut o = Object::new();
+                o.insert("role", Value::str("user"));
+                if v.get("content").is_some() {
+                    o.insert("content", content);
+                }
+                put(&mut o, "timestamp", v.get("timestamp"));
+                out.push(Message::Built(Value::Object(o)));
+            }
+            b"branchSummary" => {
+                let mut t = BRANCH_SUMMARY_PREFIX.as_bytes().to_vec();
+                t.extend(text_of("summary"));
+                t.extend_from_slice(BRANCH_SUMMARY_SUFFIX.as_bytes());
+                out.push(user(text_block(t)));
+            }
+            b"compactionSummary" => {
+                let mut t = COMPACTION_SUMMARY_PREFIX.as_bytes().to_vec();
+                t.extend(text_of("summary"));
+                t.extend_from_slice(COMPACTION_SUMMARY_SUFFIX.as_bytes());
+                out.push(user(text_block(t)));
+            }
+            b"system" | b"user" | b"assistant" | b"toolResult" => out.push(Message::Built(v)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A value as a template literal prints it.
+fn template(v: &Value<'_>) -> Vec<u8> {
+    match v {
+        Value::String(s) => s.as_bytes().to_vec(),
+        Value::Null => b"null".to_vec(),
+        Value::Bool(b) => b.to_string().into_bytes(),
+        Value::Number(n) => {
+            let mut out = Vec::new();
+            json::write_number(*n, &mut out);
+            out
+        }
+        Value::Array(_) | Value::Object(_) => b"[object Object]".to_vec(),
+    }
+}
+
+/// `bashExecutionToText`.
+fn bash_text(v: &Value<'_>) -> Vec<u8> {
+    let s = |k: &str| v.get(k).map(template).unwrap_or_else(|| b"undefined".to_vec());
+    let mut t = b"Ran `".to_vec();
+    t.extend(s("command"));
+    t.extend_from_slice(b"`\n");
+    if v.get("output").is_some_and(Value::is_truthy) {
+        t.extend_from_slice(b"```\n");
+        t.extend(s("output"));
+        t.extend_from_slice(b"\n```");
+    } else {
+        t.extend_from_slice(b"(no output)");
+    }
+    let code = v.get("exitCode");
+    if v.get("cancelled").is_some_and(Value::is_truthy) {
+        t.extend_from_slice(b"\n\n(command cancelled)");
+    } else if let Some(c) = code.filter(|c| !matches!(c, Value::Null) && c.as_f64() != Some(0.0)) {
+        t.extend_from_slice(b"\n\nCommand exited with code ");
+        t.extend(template(c));
+    }
+    if v.get("truncated").is_some_and(Value::is_truthy) && v.get("fullOutputPath").is_some_and(Value::is_truthy) {
+        t.extend_from_slice(b"\n\n[Output truncated. Full output: ");
+        t.extend(s("fullOutputPath"));
+        t.push(b']');
+    }
+    t
+}
