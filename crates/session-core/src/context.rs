@@ -79,6 +79,8 @@ pub struct Context<'a> {
     pub projection: Vec<(usize, usize)>,
     /// Where the reference would hang or throw, and what we did instead.
     pub diagnostics: Vec<Diagnostic>,
+    /// Harness only: `activeToolNames` from the walked path (`null` when never set).
+    pub active_tools: Option<Value<'a>>,
 }
 
 const BRANCH_SUMMARY_PREFIX: &str =
@@ -99,7 +101,7 @@ where
     'a: 'b,
 {
     let mut b = Builder { session, arena, ctx: Context { model: Value::Null, ..Context::default() } };
-    let path = b.path(leaf);
+    let path = b.path(leaf, dialect);
     b.ctx.path = path.clone();
     b.settings(&path);
     match dialect {
@@ -132,7 +134,19 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
     }
 
     /// `buildSessionPath`: `null` leaf → empty; a truthy id that is found; else the last entry.
-    fn path(&mut self, leaf: &LeafChoice<'_>) -> Vec<usize> {
+    fn path(&mut self, leaf: &LeafChoice<'_>, dialect: Dialect) -> Vec<usize> {
+        let last = self.session.entries().last().map(|(i, _)| i);
+        if dialect == Dialect::Harness
+            && *leaf == LeafChoice::Session
+            && let Some(l) = last.filter(|&l| self.entry(l).is_type("leaf"))
+        {
+            // The harness's leaf follows the last line; a `leaf` record names it (or `null`).
+            let target = Field::from_value(self.value(l).get("targetId"));
+            return match target {
+                Field::Str(_) => self.session.walk_up(self.session.get(&target)).path,
+                _ => Vec::new(),
+            };
+        }
         let start = match leaf {
             LeafChoice::Session => match self.session.leaf_id() {
                 None => return Vec::new(),
@@ -140,7 +154,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
             },
             LeafChoice::Id(id) => self.session.get(&Field::Str(id.clone().into_owned())).filter(|_| !id.is_empty()),
         };
-        let start = start.or_else(|| self.session.entries().last().map(|(i, _)| i));
+        let start = start.or(last);
         let branch = self.session.walk_up(start);
         if let Some(at) = branch.cycle_at {
             self.note(at, "parent links form a loop (Pi never returns here): the path stops at the repeated entry");
@@ -257,7 +271,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
                     Some(_) => return vec![Message::Built(self.value(i).get("message").cloned().unwrap_or(Value::Null))],
                 }
                 let role = e.role();
-                let null_content = matches!(content, None | Some(SpanKind::Null));
+                let null_content = dialect != Dialect::Harness && matches!(content, None | Some(SpanKind::Null));
                 let empty: Option<Value<'b>> = if null_content {
                     match role.as_str().map(|r| r.as_bytes()) {
                         Some(b"system") => Some(Value::str("")),
@@ -287,13 +301,13 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
             b"custom_message" => {
                 let v = self.value(i);
                 let content = match v.get("content") {
-                    None | Some(Value::Null) => Value::Array(Vec::new()),
-                    Some(c) => c.clone(),
+                    None | Some(Value::Null) if dialect != Dialect::Harness => Some(Value::Array(Vec::new())),
+                    c => c.cloned(),
                 };
                 let mut o = Object::new();
                 o.insert("role", Value::str("custom"));
                 put(&mut o, "customType", v.get("customType"));
-                o.insert("content", content);
+                put(&mut o, "content", content.as_ref());
                 put(&mut o, "display", v.get("display"));
                 put(&mut o, "details", v.get("details"));
                 o.insert("timestamp", Value::Number(e.timestamp.time_value()));
@@ -433,60 +447,57 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
         }
     }
 
-    /// Harness generation A: a compaction with a `retainedTail` (an empty array counts) is a
-    /// checkpoint: its summary, the tail as stored, then what follows; without a tail, the
-    /// classic kept range. `leaf` records were resolved by the caller's leaf choice.
+    /// Harness generation A (pi-agent-core 0.82-0.83, §7.6): the walk from the leaf stops at a
+    /// compaction with a `retainedTail` (an empty array counts) or, for one without, at its
+    /// `firstKeptEntryId`; the context is the last compaction on that walk (its summary, then its
+    /// tail exactly as stored), its kept range when it has no tail, then what follows. No
+    /// content normalisation, no stop-reason filter; settings come from the walked path.
     fn harness(&mut self, path: &[usize]) {
-        // Walk from the leaf: stop at a checkpoint, or at a classic compaction's first kept entry.
         let mut start = 0;
-        let mut pending_first_kept: Option<Field<'a>> = None;
-        let mut boundary: Option<usize> = None;
+        let mut stop_at: Option<Field<'a>> = None;
         for (k, &i) in path.iter().enumerate().rev() {
-            if let Some(fk) = &pending_first_kept
-                && self.entry(i).id == *fk
-            {
+            let e = self.entry(i);
+            if stop_at.as_ref().is_some_and(|s| e.id == *s) {
                 start = k;
                 break;
             }
-            if self.entry(i).is_type("compaction") {
-                if boundary.is_none() {
-                    boundary = Some(k);
-                }
+            if e.is_type("compaction") {
                 let v = self.value(i);
                 if v.get("retainedTail").is_some_and(Value::is_truthy) {
                     start = k;
                     break;
                 }
-                if pending_first_kept.is_none() {
-                    pending_first_kept = Some(Field::from_value(v.get("firstKeptEntryId")));
-                }
+                stop_at = match v.get("firstKeptEntryId") {
+                    None | Some(Value::Null) => None,
+                    Some(f) => Some(Field::from_value(Some(f))),
+                };
             }
         }
-        let walked = &path[start..];
+        let walked = path[start..].to_vec();
+        self.ctx.path = walked.clone();
+        self.ctx.thinking_level = Some(Value::str("off"));
+        self.ctx.model = Value::Null;
+        self.settings(&walked);
+        let tools = walked.iter().rev().find(|&&i| self.entry(i).is_type("active_tools_change"));
+        self.ctx.active_tools = Some(match tools {
+            Some(&i) => self.value(i).get("activeToolNames").cloned().unwrap_or(Value::Null),
+            None => Value::Null,
+        });
         let Some(c) = walked.iter().rposition(|&i| self.entry(i).is_type("compaction")) else {
-            for &i in walked {
+            for &i in &walked {
                 self.harness_entry(i);
             }
             return;
         };
-        let comp = walked[c];
-        let v = self.value(comp);
-        let before = self.ctx.messages.len();
-        self.ctx.messages.push(Message::Built(compaction_summary(&v, self.entry(comp))));
-        match v.get("retainedTail").filter(|t| t.is_truthy()) {
-            Some(tail) => {
-                for m in tail.as_array().unwrap_or_default() {
-                    self.ctx.messages.push(Message::Built(m.clone()));
-                }
-                self.ctx.projection.push((comp, self.ctx.messages.len() - before));
-            }
-            None => {
-                self.ctx.projection.push((comp, 1));
-                let fk = Field::from_value(v.get("firstKeptEntryId"));
-                if let Some(k) = walked[..c].iter().position(|&i| self.entry(i).id == fk) {
-                    for &i in &walked[k..c] {
-                        self.harness_entry(i);
-                    }
+        let v = self.value(walked[c]);
+        self.harness_entry(walked[c]);
+        if !v.get("retainedTail").is_some_and(Value::is_truthy)
+            && let Some(fk) = v.get("firstKeptEntryId").filter(|f| f.is_truthy())
+        {
+            let fk = Field::from_value(Some(fk));
+            if let Some(k) = walked[..c].iter().position(|&i| self.entry(i).id == fk) {
+                for &i in &walked[k..c] {
+                    self.harness_entry(i);
                 }
             }
         }
@@ -497,7 +508,13 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
 
     fn harness_entry(&mut self, i: usize) {
         let before = self.ctx.messages.len();
-        if !self.entry(i).is_type("compaction") {
+        if self.entry(i).is_type("compaction") {
+            let v = self.value(i);
+            self.ctx.messages.push(Message::Built(compaction_summary(&v, self.entry(i))));
+            if let Some(Value::Array(tail)) = v.get("retainedTail") {
+                self.ctx.messages.extend(tail.iter().map(|m| Message::Built(m.clone())));
+            }
+        } else {
             let m = self.base_messages(i, Dialect::Harness);
             self.ctx.messages.extend(m);
         }

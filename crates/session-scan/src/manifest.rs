@@ -109,6 +109,10 @@ pub const CORPORA: &[(&str, &str)] = &[
         "48 hand-made edge cases (oracle tools/make-edge-cases.mjs; 40 is the missing-file case); expected/ from the oracle under Pi 1.6.0 with --isolate --deterministic",
     ),
     (
+        "harness",
+        "7 v3-shaped harness sessions (oracle harness-cases/v3, tools/make-harness-cases.mjs); expected/ from pi-agent-core 0.83.0's own session code (harness.mjs --core 083)",
+    ),
+    (
         "real",
         "two real v1 sessions from Pi's own test suite (pi-mono packages/coding-agent/test/fixtures, MIT, see LICENSE-pi-mono); expected/ from Pi 1.6.0 with --deterministic",
     ),

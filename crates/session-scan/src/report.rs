@@ -261,6 +261,10 @@ pub fn context_record(
     }
     out.extend_from_slice(b",\"model\":");
     write_json(&context.model, &mut out);
+    if let Some(tools) = &context.active_tools {
+        out.extend_from_slice(b",\"activeToolNames\":");
+        write_json(tools, &mut out);
+    }
     out.extend_from_slice(b"}}\n");
     out
 }

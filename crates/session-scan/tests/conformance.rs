@@ -412,3 +412,41 @@ fn real_fixture_contexts_match_pi_1_6_after_migration() {
     assert_eq!(r.len(), 2);
     expect_outcomes(&r, &[]);
 }
+
+#[test]
+fn harness_dialect_matches_pi_agent_core_0_83() {
+    use session_core::context::{Dialect, LeafChoice, build_context, convert_to_llm};
+    // §7.6 generation A, checked against the oracle's `harness.mjs --core 083`.
+    let goldens = golden_lines(&corpora().join("harness/expected/harness-golden-083.jsonl"));
+    assert_eq!(goldens.len(), 7);
+    for g in goldens {
+        let file = file_of(&g);
+        let bytes = std::fs::read(corpora().join("harness/sessions").join(file.rsplit('/').next().unwrap())).unwrap();
+        let s = Session::load(&bytes).unwrap();
+        let arena = bumpalo::Bump::new();
+        let ctx = build_context(&s, &LeafChoice::Session, Dialect::Harness, &arena);
+        let llm = convert_to_llm(&ctx.messages, &arena);
+        let array = |ms: &[session_core::context::Message<'_>]| {
+            let mut out = b"[".to_vec();
+            for (k, m) in ms.iter().enumerate() {
+                if k > 0 {
+                    out.push(b',');
+                }
+                m.write_json(&mut out);
+            }
+            out.push(b']');
+            parse(std::str::from_utf8(&out).unwrap())
+        };
+        let mut ours = Object::new();
+        let leaf = ctx.path.last().map_or(Value::Null, |&i| s.records[i].id.to_value().unwrap().into_owned());
+        ours.insert("leaf", leaf);
+        ours.insert("model", ctx.model.clone().into_owned());
+        ours.insert("thinkingLevel", ctx.thinking_level.clone().unwrap().into_owned());
+        ours.insert("activeToolNames", ctx.active_tools.clone().unwrap().into_owned());
+        ours.insert("context", array(&ctx.messages));
+        ours.insert("llm", array(&llm));
+        let ours = parse(&to_json(&Value::Object(ours)));
+        let gold = strip(&g, &["leaf", "model", "thinkingLevel", "activeToolNames", "context", "llm"]);
+        assert!(same(&ours, &gold), "{file}\nours: {}\ngold: {}", to_json(&ours), to_json(&gold));
+    }
+}
