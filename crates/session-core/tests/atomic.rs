@@ -1,0 +1,128 @@
+//! The Atomic dialect on hand-made sessions, with expected outputs written from
+//! `pi-session-spec.md` §8 and §8.1 (Atomic has no runnable reference here).
+
+use bumpalo::Bump;
+use session_core::Session;
+use session_core::context::{Dialect, LeafChoice, build_context};
+use session_core::json::{Value, to_json};
+use session_core::transcript::{BOUNDARY_PREFIX, INTERRUPTED};
+
+const HEADER: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+
+fn user(id: &str, parent: &str, text: &str) -> String {
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"{text}","timestamp":1}}}}"#
+    )
+}
+
+fn assistant(id: &str, parent: &str, content: &str) -> String {
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":{content},"provider":"p","model":"m","stopReason":"stop","timestamp":2}}}}"#
+    )
+}
+
+fn tool_result(id: &str, parent: &str, call: &str, text: &str) -> String {
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:03.000Z","message":{{"role":"toolResult","toolCallId":"{call}","toolName":"bash","content":[{{"type":"text","text":"{text}"}}],"isError":false,"timestamp":3}}}}"#
+    )
+}
+
+fn compaction(id: &str, parent: &str, first_kept: &str, strategy: &str, summary: &str) -> String {
+    format!(
+        r#"{{"type":"compaction","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:10.000Z","summary":"{summary}","firstKeptEntryId":{first_kept},"tokensBefore":100,"details":{{"strategy":"{strategy}","promptVersion":3,"extra":1}}}}"#
+    )
+}
+
+fn context(lines: &[String]) -> Vec<Value<'static>> {
+    let file = format!("{HEADER}\n{}\n", lines.join("\n"));
+    let s = Session::load(file.as_bytes()).unwrap();
+    let arena = Bump::new();
+    let ctx = build_context(&s, &LeafChoice::Session, Dialect::Atomic, &arena);
+    ctx.messages.iter().map(|m| m.to_value(&arena).into_owned()).collect()
+}
+
+fn text(v: &Value<'_>) -> String {
+    v.as_str().unwrap().to_str_lossy().into_owned()
+}
+
+#[test]
+fn retired_pi_compactions_are_inert() {
+    // §8 step 2: without a verbatim-lines boundary the whole history re-enters the context.
+    // §8.1: the strategy check is case-sensitive.
+    let ms = context(&[
+        user("u1", "null", "one"),
+        assistant("a1", "u1", r#"[{"type":"text","text":"two"}]"#),
+        compaction("c1", "a1", r#""u1""#, "Verbatim-Lines", "old summary"),
+        user("u2", "\"c1\"", "three"),
+    ]);
+    let roles: Vec<String> = ms.iter().map(|m| text(m.get("role").unwrap())).collect();
+    assert_eq!(roles, ["user", "assistant", "user"]);
+}
+
+#[test]
+fn verbatim_boundary_carries_summary_and_kept_tail_as_transcript() {
+    // §8 step 3 and §8.1: one custom message; the kept tail is serialised, never re-emitted;
+    // the stored details go out unchanged; post-boundary entries follow as messages.
+    let ms = context(&[
+        user("u1", "null", "dropped"),
+        user("u2", "\"u1\"", "keep me"),
+        assistant(
+            "a1",
+            "u2",
+            r#"[{"type":"thinking","thinking":"hm"},{"type":"redacted_thinking"},{"type":"text","text":"ok"},{"type":"toolCall","id":"t1","name":"bash","arguments":{"cmd":"ls","n":2}},{"type":"toolCall","id":"t2","name":"noop","arguments":{}}]"#,
+        ),
+        tool_result("r1", "a1", "t1", "file.txt"),
+        tool_result("r9", "r1", "zz", "orphan"),
+        user("u3", "\"r9\"", "next"),
+        compaction("c1", "u3", r#""u2""#, "verbatim-lines", "S"),
+        user("u4", "\"c1\"", "after"),
+    ]);
+    assert_eq!(ms.len(), 2);
+    let b = &ms[0];
+    assert_eq!(text(b.get("role").unwrap()), "custom");
+    assert_eq!(text(b.get("customType").unwrap()), "compaction");
+    assert_eq!(b.get("display"), Some(&Value::Bool(true)));
+    assert_eq!(to_json(b.get("details").unwrap()), r#"{"strategy":"verbatim-lines","promptVersion":3,"extra":1}"#);
+    let blocks = b.get("content").unwrap().as_array().unwrap();
+    assert_eq!(blocks.len(), 1);
+    let expected = format!(
+        "{BOUNDARY_PREFIX}S\n\n[User]: keep me\n\n[Assistant thinking]: hm\n\n\n[Assistant]: ok\n\n\
+         [Assistant tool calls]: bash(cmd=\"ls\", n=2); noop()\n\n[Tool result]: file.txt\n\n\
+         [Tool result]: {INTERRUPTED}\n\n[User]: next"
+    );
+    assert_eq!(text(blocks[0].get("text").unwrap()), expected);
+    assert_eq!(text(ms[1].get("content").unwrap()), "after");
+}
+
+#[test]
+fn null_first_kept_gives_the_boundary_alone_without_separator() {
+    // §8 step 3: `firstKeptEntryId: null` emits the boundary and the post-boundary messages;
+    // §8.1: no separator when the kept range holds no messages.
+    let ms = context(&[
+        user("u1", "null", "before"),
+        compaction("c1", "u1", "null", "verbatim-lines", "S"),
+        user("u2", "\"c1\"", "after"),
+    ]);
+    assert_eq!(ms.len(), 2);
+    let blocks = ms[0].get("content").unwrap().as_array().unwrap();
+    assert_eq!(text(blocks[0].get("text").unwrap()), format!("{BOUNDARY_PREFIX}S"));
+}
+
+#[test]
+fn only_the_last_verbatim_boundary_counts_and_images_stay_blocks() {
+    // §8 step 1: a later retired compaction does not hide an earlier verbatim one.
+    // §8 step 3: images stay as separate blocks; text after an image opens a new text block.
+    let ms = context(&[
+        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"look"},{"type":"image","data":"AAAA","mimeType":"image/png"}],"timestamp":1}}"#.to_string(),
+        user("u2", "\"u1\"", "and then"),
+        compaction("c1", "u2", r#""u1""#, "verbatim-lines", ""),
+        compaction("c2", "c1", r#""u2""#, "llm-summary", "retired"),
+        user("u3", "\"c2\"", "after"),
+    ]);
+    assert_eq!(ms.len(), 2);
+    let blocks = ms[0].get("content").unwrap().as_array().unwrap();
+    assert_eq!(blocks.len(), 3);
+    assert_eq!(text(blocks[0].get("text").unwrap()), format!("{BOUNDARY_PREFIX}[User]: look"));
+    assert_eq!(text(blocks[1].get("type").unwrap()), "image");
+    assert_eq!(text(blocks[2].get("text").unwrap()), "[User]: and then");
+}
