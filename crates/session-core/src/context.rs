@@ -268,7 +268,9 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
                     None | Some(SpanKind::Null) => return Vec::new(),
                     Some(SpanKind::Object) => {}
                     // `message.role` of a primitive is undefined: passed through as it is.
-                    Some(_) => return vec![Message::Built(self.value(i).get("message").cloned().unwrap_or(Value::Null))],
+                    Some(_) => {
+                        return vec![Message::Built(self.value(i).get("message").cloned().unwrap_or(Value::Null))];
+                    }
                 }
                 let role = e.role();
                 let null_content = dialect != Dialect::Harness && matches!(content, None | Some(SpanKind::Null));
@@ -652,4 +654,50 @@ fn bash_text(v: &Value<'_>) -> Vec<u8> {
         t.push(b']');
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn built(json_text: &str, arena: &Bump) -> Message<'static> {
+        Message::Built(json::parse_value(json_text.as_bytes(), arena).unwrap().into_owned())
+    }
+
+    #[test]
+    fn convert_to_llm_uses_pis_exact_literals() {
+        // §7.4 "LLM conversion": no newline before the branch summary's closing tag.
+        let arena = Bump::new();
+        let input = vec![
+            built(r#"{"role":"branchSummary","summary":"B","fromId":"x","timestamp":1}"#, &arena),
+            built(r#"{"role":"compactionSummary","summary":"C","tokensBefore":5,"timestamp":2}"#, &arena),
+            built(r#"{"role":"custom","customType":"t","content":"hi","display":true,"timestamp":3}"#, &arena),
+            built(r#"{"role":"bashExecution","command":"ls","output":"a","exitCode":2,"timestamp":4}"#, &arena),
+            built(r#"{"role":"bashExecution","command":"x","excludeFromContext":true,"timestamp":5}"#, &arena),
+            Message::Stored(br#"{"role":"user","content":"u","timestamp":6}"#),
+        ];
+        let out = convert_to_llm(&input, &arena);
+        let texts: Vec<String> = out
+            .iter()
+            .map(|m| {
+                let v = m.to_value(&arena);
+                let c = v.get("content").unwrap();
+                match c {
+                    Value::String(s) => s.to_str_lossy().into_owned(),
+                    _ => c.as_array().unwrap()[0].get("text").unwrap().as_str().unwrap().to_str_lossy().into_owned(),
+                }
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "The following is a summary of a branch that this conversation came back from:\n\n<summary>\nB</summary>",
+                "The conversation history before this point was compacted into the following summary:\n\n<summary>\nC\n</summary>",
+                "hi",
+                "Ran `ls`\n```\na\n```\n\nCommand exited with code 2",
+                "u",
+            ]
+        );
+        assert!(matches!(out[4], Message::Stored(_)), "user messages pass through untouched");
+    }
 }

@@ -133,13 +133,17 @@ fn sections<'b>(tail: &[Value<'b>]) -> Vec<Vec<Piece<'b>>> {
                 for b in blocks {
                     match b.get("type").and_then(Value::as_str).map(|t| t.as_bytes()) {
                         Some(b"thinking") => thinking.push(
-                            b.get("thinking").and_then(Value::as_str).map(|s| s.as_bytes().to_vec()).unwrap_or_default(),
+                            b.get("thinking")
+                                .and_then(Value::as_str)
+                                .map(|s| s.as_bytes().to_vec())
+                                .unwrap_or_default(),
                         ),
                         Some(b"redacted_thinking") => thinking.push(Vec::new()),
                         Some(b"text") => texts.push(text_of(b)),
                         Some(b"toolCall") => {
                             calls.push(render_call(b));
-                            let id = b.get("id").and_then(Value::as_str).map(|s| s.as_bytes().to_vec()).unwrap_or_default();
+                            let id =
+                                b.get("id").and_then(Value::as_str).map(|s| s.as_bytes().to_vec()).unwrap_or_default();
                             known_calls.insert(id.clone());
                             if !aborted {
                                 open_calls.push(id);
@@ -180,7 +184,9 @@ fn sections<'b>(tail: &[Value<'b>]) -> Vec<Vec<Piece<'b>>> {
                     b"branchSummary" => {
                         let mut t = b"The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
                             .to_vec();
-                        t.extend(m.get("summary").and_then(Value::as_str).map(|s| s.as_bytes().to_vec()).unwrap_or_default());
+                        t.extend(
+                            m.get("summary").and_then(Value::as_str).map(|s| s.as_bytes().to_vec()).unwrap_or_default(),
+                        );
                         t.extend_from_slice(b"</summary>");
                         (t, Vec::new())
                     }

@@ -1,6 +1,8 @@
 //! The Atomic dialect on hand-made sessions, with expected outputs written from
 //! `pi-session-spec.md` §8 and §8.1 (Atomic has no runnable reference here).
 
+#![allow(clippy::unwrap_used)] // hand-made inputs; a panic is a failed test
+
 use bumpalo::Bump;
 use session_core::Session;
 use session_core::context::{Dialect, LeafChoice, build_context};

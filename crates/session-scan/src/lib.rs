@@ -6,4 +6,4 @@ mod mmap;
 pub mod read;
 pub mod report;
 
-pub use read::{FileBytes, ReadStrategy, expand_paths, read_file};
+pub use read::{FileBytes, ReadStrategy, expand_paths, read_file, read_file_into};

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use session_core::Session;
 use session_core::json::{JsStr, Object, Value, write_json};
 use session_scan::report;
-use session_scan::{ReadStrategy, expand_paths, read_file};
+use session_scan::{ReadStrategy, expand_paths, read_file_into};
 
 #[derive(Parser)]
 #[command(name = "session-scan", version, about = "Fast, exact reader of Pi coding-agent session files")]
@@ -90,7 +90,8 @@ fn main() -> ExitCode {
         Command::Context(c) => (&c.files, Which::Context(c)),
     };
     let paths = expand_paths(&args.files);
-    let outcomes: Vec<Outcome> = paths.par_iter().map(|p| run_file(p, which, args.json)).collect();
+    let outcomes: Vec<Outcome> =
+        paths.par_iter().map_init(Vec::new, |buf, p| run_file(p, which, args.json, buf)).collect();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut failed = false;
@@ -138,7 +139,7 @@ fn error_record(file: &str, line: Option<u64>, offset: Option<u64>, message: &st
     buf
 }
 
-fn run_file(path: &std::path::Path, which: Which<'_>, json: bool) -> Outcome {
+fn run_file(path: &std::path::Path, which: Which<'_>, json: bool, buf: &mut Vec<u8>) -> Outcome {
     let file = path.to_string_lossy().into_owned();
     let mut o = Outcome { stdout: Vec::new(), stderr: Vec::new(), failed: false };
     let fail = |o: &mut Outcome, line: Option<u64>, offset: Option<u64>, msg: String| {
@@ -152,14 +153,15 @@ fn run_file(path: &std::path::Path, which: Which<'_>, json: bool) -> Outcome {
             o.stdout.extend(error_record(&file, line, offset, &msg));
         }
     };
-    let bytes = match read_file(path, ReadStrategy::Auto) {
-        Ok((b, _)) => b,
+    let map = match read_file_into(path, ReadStrategy::Auto, buf) {
+        Ok((map, _)) => map,
         Err(e) => {
             fail(&mut o, None, None, format!("cannot read: {e}"));
             return o;
         }
     };
-    let session = match Session::load(&bytes) {
+    let bytes: &[u8] = map.as_deref().unwrap_or(buf);
+    let session = match Session::load(bytes) {
         Ok(s) => s,
         Err(e) => {
             let (line, offset) = match &e {
@@ -208,7 +210,11 @@ fn run_file(path: &std::path::Path, which: Which<'_>, json: bool) -> Outcome {
                 None => (LeafChoice::Session, session.leaf_id(), session.branch(None).path),
                 Some(id) => {
                     leaf_field = session_core::Field::Str(JsStr::owned(id.clone()));
-                    (LeafChoice::Id(JsStr::owned(id.clone())), Some(&leaf_field), session.branch(Some(&leaf_field)).path)
+                    (
+                        LeafChoice::Id(JsStr::owned(id.clone())),
+                        Some(&leaf_field),
+                        session.branch(Some(&leaf_field)).path,
+                    )
                 }
             };
             let arena = bumpalo::Bump::new();
@@ -216,7 +222,8 @@ fn run_file(path: &std::path::Path, which: Which<'_>, json: bool) -> Outcome {
             for d in &ctx.diagnostics {
                 o.stderr.push(format!("{file}:{}: byte {}: {}", d.line, d.offset, d.message));
             }
-            let messages = if c.format == FormatArg::Llm { convert_to_llm(&ctx.messages, &arena) } else { ctx.messages.clone() };
+            let messages =
+                if c.format == FormatArg::Llm { convert_to_llm(&ctx.messages, &arena) } else { ctx.messages.clone() };
             if json {
                 o.stdout.extend(report::context_record(&file, &session, leaf, &branch, &ctx, &messages));
             } else {

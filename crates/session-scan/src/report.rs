@@ -280,7 +280,8 @@ pub fn context_text(file: &str, messages: &[Value<'_>]) -> String {
             format!("{}…", one_line.chars().take(max).collect::<String>())
         }
     }
-    let s = |v: Option<&Value<'_>>| v.and_then(Value::as_str).map(|s| s.to_str_lossy().into_owned()).unwrap_or_default();
+    let s =
+        |v: Option<&Value<'_>>| v.and_then(Value::as_str).map(|s| s.to_str_lossy().into_owned()).unwrap_or_default();
     let mut out = format!("{file}\n");
     for m in messages {
         let role = s(m.get("role"));
@@ -289,6 +290,20 @@ pub fn context_text(file: &str, messages: &[Value<'_>]) -> String {
             "compactionSummary" => lines.push(format!("[compaction summary] {}", short(&s(m.get("summary")), 400))),
             "branchSummary" => lines.push(format!("[branch summary] {}", short(&s(m.get("summary")), 400))),
             "bashExecution" => lines.push(format!("$ {}", short(&s(m.get("command")), 200))),
+            "system" => {
+                let count = |k: &str| match m.get(k) {
+                    Some(Value::Object(o)) => o.len(),
+                    Some(Value::Array(a)) => a.len(),
+                    _ => 0,
+                };
+                lines.push(format!(
+                    "(system prompt: {} sections, {} tools added, {} removed) {}",
+                    count("sections"),
+                    count("toolsAdded"),
+                    count("toolsRemoved"),
+                    short(&s(m.get("content")), 200)
+                ));
+            }
             _ => match m.get("content") {
                 Some(Value::String(t)) => lines.push(t.to_str_lossy().into_owned()),
                 Some(Value::Array(blocks)) => {

@@ -2,7 +2,6 @@
 //! the top-level fields (and the fields of a top-level `message` object) lie, without building
 //! any value. This is the indexing and listing hot path: no allocation unless nesting is deep.
 
-use memchr::memchr;
 use smallvec::SmallVec;
 
 /// What a recorded value is.
@@ -323,51 +322,53 @@ fn number(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
     Ok(i)
 }
 
-/// Scans a string starting at its opening quote; returns the position after the closing quote
-/// and whether it holds escapes. The closing quote is found first (a quote preceded by an even
-/// run of backslashes), then the span is checked for control characters and valid escapes.
-#[inline]
-fn string(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
-    let mut from = open + 1;
-    let close = loop {
-        let Some(j) = memchr(b'"', &b[from..]) else {
-            return Err(ScanError { offset: open, reason: "unterminated string" });
-        };
-        let q = from + j;
-        let backslashes = b[open + 1..q].iter().rev().take_while(|&&c| c == b'\\').count();
-        if backslashes % 2 == 0 {
-            break q;
-        }
-        from = q + 1;
-    };
-    check_controls(b, open + 1, close)?;
-    let span = &b[open + 1..close];
-    let Some(first) = memchr(b'\\', span) else { return Ok((close + 1, false)) };
-    let mut i = first;
-    while i < span.len() {
-        match span.get(i + 1) {
-            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
-            Some(b'u') if span.get(i + 2..i + 6).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) => i += 6,
-            Some(b'u') => return Err(ScanError { offset: open + 1 + i, reason: "invalid unicode escape" }),
-            _ => return Err(ScanError { offset: open + 1 + i, reason: "invalid escape" }),
-        }
-        match memchr(b'\\', &span[i.min(span.len())..]) {
-            Some(k) => i += k,
-            None => break,
-        }
-    }
-    Ok((close + 1, true))
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// High bit set in each byte of `w` that is `"`, `\\` or below 0x20. Only the lowest flagged
+/// byte is exact (a borrow can flag a byte above it), which is all the scan uses.
+#[inline(always)]
+fn specials(w: u64) -> u64 {
+    let zero = |v: u64| v.wrapping_sub(LO) & !v;
+    (zero(w ^ (LO * u64::from(b'"'))) | zero(w ^ (LO * u64::from(b'\\'))) | w.wrapping_sub(LO * 0x20) & !w) & HI
 }
 
+/// Scans a string starting at its opening quote; returns the position after the closing quote
+/// and whether it holds escapes. One pass, eight bytes at a time: words without a quote,
+/// backslash or control byte are skipped whole, and each such byte is handled where it is.
 #[inline]
-fn check_controls(b: &[u8], from: usize, to: usize) -> Result<(), ScanError> {
-    let chunk = &b[from..to];
-    // `fold` keeps this loop branch-free so that it vectorises.
-    if chunk.iter().fold(false, |bad, &c| bad | (c < 0x20)) {
-        let at = chunk.iter().position(|&c| c < 0x20).unwrap_or(0);
-        return Err(ScanError { offset: from + at, reason: "control character in string" });
+fn string(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
+    let mut i = open + 1;
+    let mut escaped = false;
+    loop {
+        while let Some(chunk) = b.get(i..i + 8) {
+            let w =
+                u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+            let m = specials(w);
+            if m != 0 {
+                i += (m.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        let Some(&c) = b.get(i) else {
+            return Err(ScanError { offset: open, reason: "unterminated string" });
+        };
+        match c {
+            b'"' => return Ok((i + 1, escaped)),
+            b'\\' => {
+                escaped = true;
+                i += match b.get(i + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => 2,
+                    Some(b'u') if b.get(i + 2..i + 6).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) => 6,
+                    Some(b'u') => return Err(ScanError { offset: i, reason: "invalid unicode escape" }),
+                    _ => return Err(ScanError { offset: i, reason: "invalid escape" }),
+                };
+            }
+            0..=0x1f => return Err(ScanError { offset: i, reason: "control character in string" }),
+            _ => i += 1,
+        }
     }
-    Ok(())
 }
 
 #[cfg(test)]
