@@ -15,8 +15,37 @@ fn paths(c: &mut Criterion) {
     g.bench_function("full-parse", |b| b.iter(|| full_parse_all(&files)));
     g.bench_function("totals", |b| b.iter(|| totals_all(&files)));
     g.bench_function("session-info", |b| b.iter(|| infos_all(&files)));
+    g.bench_function("context", |b| b.iter(|| contexts_all(&files)));
     g.finish();
 }
 
-criterion_group!(benches, paths);
+/// One 100 MB session: context rebuild (scanned on all threads, as the CLI does) beside the
+/// memchr line count of the same bytes.
+fn big_session(c: &mut Criterion) {
+    let bytes = synthetic_session(100 << 20, 8 << 20);
+    let mut g = c.benchmark_group("session-100MB");
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+    g.sample_size(10);
+    g.bench_function("memchr-lines (ceiling)", |b| b.iter(|| session_core::lines::count_lines(&bytes)));
+    g.bench_function("context", |b| {
+        b.iter(|| {
+            let Ok(s) = session_scan::load_session(&bytes) else { return 0 };
+            let arena = bumpalo::Bump::new();
+            let ctx = session_core::context::build_context(
+                &s,
+                &session_core::context::LeafChoice::Session,
+                session_core::context::Dialect::Pi,
+                &arena,
+            );
+            let mut out = Vec::new();
+            for m in &ctx.messages {
+                m.write_json(&mut out);
+            }
+            out.len()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, paths, big_session);
 criterion_main!(benches);

@@ -55,7 +55,80 @@ pub fn totals_all(files: &[(PathBuf, Vec<u8>)]) -> f64 {
         .sum()
 }
 
+/// The Pi-dialect context of every file, written out as JSON text.
+pub fn contexts_all(files: &[(PathBuf, Vec<u8>)]) -> usize {
+    let mut out = Vec::new();
+    for (_, b) in files {
+        let Ok(s) = session_core::Session::load(b) else { continue };
+        let arena = bumpalo::Bump::new();
+        let ctx = session_core::context::build_context(
+            &s,
+            &session_core::context::LeafChoice::Session,
+            session_core::context::Dialect::Pi,
+            &arena,
+        );
+        for m in &ctx.messages {
+            m.write_json(&mut out);
+        }
+    }
+    out.len()
+}
+
 /// `SessionInfo` of every file.
 pub fn infos_all(files: &[(PathBuf, Vec<u8>)]) -> u64 {
     files.iter().filter_map(|(_, b)| session_core::info::session_info(b, 0.0).ok()).map(|i| i.message_count).sum()
+}
+
+/// A single large session of at least `target` bytes, made from the sample corpus's entries in
+/// file order: re-chained into one branch with fresh ids (`b0000001`, …), and a compaction after
+/// every `compact_every` bytes that keeps the last 20 entries, as Pi's auto-compaction does.
+pub fn synthetic_session(target: usize, compact_every: usize) -> Vec<u8> {
+    use session_core::json::{JsStr, Value, parse_value, write_json};
+    let sources = corpus("sample-16");
+    let mut out =
+        br#"{"type":"session","version":3,"id":"bench-big","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/bench"}"#
+            .to_vec();
+    out.push(b'\n');
+    let mut n = 0u32;
+    let mut ids: Vec<String> = Vec::new();
+    let mut since_compaction = 0usize;
+    let arena = bumpalo::Bump::new();
+    'outer: loop {
+        for (_, bytes) in &sources {
+            for line in session_core::lines::Lines::new(bytes, session_core::lines::LineRule::Newline) {
+                let Ok(Value::Object(mut o)) = parse_value(line.bytes, &arena) else { continue };
+                let ty =
+                    o.get("type").and_then(Value::as_str).map(|t| t.to_str_lossy().into_owned()).unwrap_or_default();
+                if matches!(ty.as_str(), "session" | "label" | "context_edit" | "compaction" | "branch_summary") {
+                    continue;
+                }
+                n += 1;
+                let id = format!("b{n:07x}");
+                o.insert("id", Value::String(JsStr::owned(id.clone())));
+                let parent = ids.last().map_or(Value::Null, |p| Value::String(JsStr::owned(p.clone())));
+                o.insert("parentId", parent);
+                let start = out.len();
+                write_json(&Value::Object(o), &mut out);
+                out.push(b'\n');
+                since_compaction += out.len() - start;
+                ids.push(id);
+                if since_compaction >= compact_every && ids.len() > 20 {
+                    n += 1;
+                    let cid = format!("b{n:07x}");
+                    let kept = &ids[ids.len() - 20];
+                    let parent = &ids[ids.len() - 1];
+                    out.extend_from_slice(format!(
+                        r#"{{"type":"compaction","id":"{cid}","parentId":"{parent}","timestamp":"2026-01-02T00:00:00.000Z","summary":"Summary of the work so far.","firstKeptEntryId":"{kept}","tokensBefore":150000}}"#
+                    ).as_bytes());
+                    out.push(b'\n');
+                    ids.push(cid);
+                    since_compaction = 0;
+                }
+                if out.len() >= target {
+                    break 'outer;
+                }
+            }
+        }
+    }
+    out
 }

@@ -128,6 +128,18 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
         self.ctx.diagnostics.push(Diagnostic { line: e.line_number, offset: e.offset, message: message.into() });
     }
 
+    /// One top-level field of a record, read with the scan instead of a full parse.
+    fn field(&self, i: usize, key: &str) -> Field<'a> {
+        let line = self.entry(i).line;
+        json::scan_line(line).map(|sc| Field::from_span(line, sc.field(line, key))).unwrap_or_default()
+    }
+
+    /// One field of a record's `message` object, read with the scan.
+    fn message_field(&self, i: usize, key: &str) -> Field<'a> {
+        let line = self.entry(i).line;
+        json::scan_line(line).map(|sc| Field::from_span(line, sc.message_field(line, key))).unwrap_or_default()
+    }
+
     /// The full value of a record, in the arena.
     fn value(&self, i: usize) -> Value<'b> {
         self.entry(i).value(self.arena).unwrap_or(Value::Null)
@@ -167,26 +179,24 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
         self.ctx.thinking_level = Some(Value::str("off"));
         let level = path.iter().rev().find(|&&i| self.entry(i).is_type("thinking_level_change"));
         if let Some(&i) = level {
-            self.ctx.thinking_level = self.value(i).get("thinkingLevel").cloned();
+            self.ctx.thinking_level = self.field(i, "thinkingLevel").to_value();
         }
         let model = path.iter().rev().find(|&&i| {
             let e = self.entry(i);
             e.is_type("model_change") || (e.is_type("message") && e.role().is("assistant"))
         });
         if let Some(&i) = model {
-            let v = self.value(i);
             let (provider, model_id) = if self.entry(i).is_type("model_change") {
-                (v.get("provider"), v.get("modelId"))
+                (self.field(i, "provider"), self.field(i, "modelId"))
             } else {
-                let m = v.get("message");
-                (m.and_then(|m| m.get("provider")), m.and_then(|m| m.get("model")))
+                (self.message_field(i, "provider"), self.message_field(i, "model"))
             };
             let mut o = Object::new();
-            if let Some(p) = provider {
-                o.insert("provider", p.clone());
+            if let Some(p) = provider.to_value() {
+                o.insert("provider", p);
             }
-            if let Some(m) = model_id {
-                o.insert("modelId", m.clone());
+            if let Some(m) = model_id.to_value() {
+                o.insert("modelId", m);
             }
             self.ctx.model = Value::Object(o);
         }
@@ -205,7 +215,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
         for &i in &selected {
             let e = self.entry(i);
             if e.is_type("context_edit") {
-                let target = Field::from_value(self.value(i).get("targetId"));
+                let target = self.field(i, "targetId");
                 match edits.iter_mut().find(|(t, _)| *t == target) {
                     Some(slot) => slot.1 = i,
                     None => edits.push((target, i)),
@@ -249,11 +259,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
     fn first_kept(&self, i: usize) -> Field<'a> {
         match &self.entry(i).migrated_first_kept {
             Some(f) => f.clone(),
-            None => {
-                let arena = Bump::new();
-                let v = self.entry(i).value(&arena).unwrap_or(Value::Null);
-                Field::from_value(v.get("firstKeptEntryId"))
-            }
+            None => self.field(i, "firstKeptEntryId"),
         }
     }
 

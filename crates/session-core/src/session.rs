@@ -162,6 +162,66 @@ fn kind_of(v: &Value<'_>) -> SpanKind {
     }
 }
 
+/// The records of one stretch of a file, scanned on their own.
+#[derive(Debug, Default)]
+pub struct Chunk<'a> {
+    records: Vec<Entry<'a>>,
+    diagnostics: Vec<Diagnostic>,
+    /// Lines in the stretch (line numbers in `records` count from 1 within it).
+    lines: u64,
+    incomplete_tail: bool,
+}
+
+/// Scans the lines of `bytes[range]` (which must start at a line start): the validating scan of
+/// every line, skipped lines as diagnostics. Offsets are absolute; line numbers are fixed up by
+/// [`Session::from_chunks`].
+pub fn scan_chunk<'a>(bytes: &'a [u8], range: std::ops::Range<usize>) -> Chunk<'a> {
+    let base = range.start as u64;
+    let mut chunk = Chunk::default();
+    for mut line in Lines::new(&bytes[range], LineRule::Newline) {
+        line.offset += base;
+        chunk.lines = line.number;
+        chunk.incomplete_tail = !line.terminated;
+        if is_blank(line.bytes) {
+            continue;
+        }
+        match json::scan_line(line.bytes) {
+            Ok(scanned) if top_is_falsy(line.bytes, &scanned) => chunk.diagnostics.push(Diagnostic {
+                line: line.number,
+                offset: line.offset,
+                message: "line is a falsy JSON value (null, false, 0 or \"\"): skipped".into(),
+            }),
+            Ok(scanned) => chunk.records.push(Entry::from_scan(line, &scanned)),
+            Err(e) => {
+                let what = if line.terminated { "malformed JSON" } else { "incomplete last line" };
+                chunk.diagnostics.push(Diagnostic {
+                    line: line.number,
+                    offset: line.offset + e.offset as u64,
+                    message: format!("{what} ({}): skipped", e.reason),
+                });
+            }
+        }
+    }
+    chunk
+}
+
+/// Up to `parts` ranges covering `bytes`, each starting at a line start (after a `\n`).
+pub fn split_points(bytes: &[u8], parts: usize) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::with_capacity(parts);
+    let mut start = 0;
+    for k in 1..parts.max(1) {
+        let target = (bytes.len() * k / parts).max(start);
+        let Some(nl) = memchr::memchr(b'\n', &bytes[target..]) else { break };
+        let end = target + nl + 1;
+        if end > start && end < bytes.len() {
+            out.push(start..end);
+            start = end;
+        }
+    }
+    out.push(start..bytes.len());
+    out
+}
+
 /// A problem found while loading: never fatal for the rest of the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -245,46 +305,36 @@ pub struct Session<'a> {
 impl<'a> Session<'a> {
     /// Loads a session from a whole file's bytes, as `SessionManager.open` does, minus its writes.
     pub fn load(bytes: &'a [u8]) -> Result<Session<'a>, LoadError> {
+        Session::from_chunks(bytes, vec![scan_chunk(bytes, 0..bytes.len())])
+    }
+
+    /// Assembles a session from the chunks of one file, in file order (see [`scan_chunk`] and
+    /// [`split_points`]: callers may scan the chunks of a large file in parallel).
+    pub fn from_chunks(bytes: &'a [u8], chunks: Vec<Chunk<'a>>) -> Result<Session<'a>, LoadError> {
         if bytes.is_empty() {
             return Err(LoadError::Empty);
         }
-        let mut records: Vec<Entry<'a>> = Vec::new();
+        let mut records: Vec<Entry<'a>> = Vec::with_capacity(chunks.iter().map(|c| c.records.len()).sum());
         let mut diagnostics = Vec::new();
         let mut incomplete_tail = false;
-        let mut first_bad: Option<(u64, u64, String)> = None;
-        for line in Lines::new(bytes, LineRule::Newline) {
-            if !line.terminated {
-                incomplete_tail = true;
-            }
-            if is_blank(line.bytes) {
-                continue;
-            }
-            match json::scan_line(line.bytes) {
-                Ok(scanned) => {
-                    if top_is_falsy(line.bytes, &scanned) {
-                        diagnostics.push(Diagnostic {
-                            line: line.number,
-                            offset: line.offset,
-                            message: "line is a falsy JSON value (null, false, 0 or \"\"): skipped".into(),
-                        });
-                        continue;
-                    }
-                    records.push(Entry::from_scan(line, &scanned));
-                }
-                Err(e) => {
-                    let what = if line.terminated { "malformed JSON" } else { "incomplete last line" };
-                    let message = format!("{what} ({}): skipped", e.reason);
-                    if records.is_empty() && first_bad.is_none() {
-                        first_bad = Some((line.number, line.offset + e.offset as u64, message.clone()));
-                    }
-                    diagnostics.push(Diagnostic { line: line.number, offset: line.offset + e.offset as u64, message });
-                }
-            }
+        let mut lines_before = 0;
+        for chunk in chunks {
+            records.extend(chunk.records.into_iter().map(|mut e| {
+                e.line_number += lines_before;
+                e
+            }));
+            diagnostics.extend(chunk.diagnostics.into_iter().map(|mut d| {
+                d.line += lines_before;
+                d
+            }));
+            lines_before += chunk.lines;
+            incomplete_tail = chunk.incomplete_tail;
         }
         let Some(first) = records.first() else {
+            let bad = diagnostics.first();
             return Err(LoadError::NotASession {
-                line: first_bad.as_ref().map(|b| b.0),
-                offset: first_bad.as_ref().map(|b| b.1),
+                line: bad.map(|b| b.line),
+                offset: bad.map(|b| b.offset),
                 reason: "no line parses as JSON".into(),
             });
         };
@@ -688,6 +738,21 @@ mod tests {
         assert_eq!(s.name().map(|n| n.to_str_lossy().into_owned()).as_deref(), Some("named"));
         let ids: Vec<_> = s.branch(None).path.iter().map(|&i| s.records[i].id.clone()).collect();
         assert_eq!(ids, ["u1", "a1", "l1", "n1", "w1"].map(|x| Field::Str(x.into())));
+    }
+
+    #[test]
+    fn chunked_loading_equals_whole_loading() {
+        let whole = Session::load(FILE).unwrap();
+        for parts in 1..8 {
+            let chunks = split_points(FILE, parts).into_iter().map(|r| scan_chunk(FILE, r)).collect();
+            let s = Session::from_chunks(FILE, chunks).unwrap();
+            assert_eq!(s.diagnostics, whole.diagnostics, "{parts}");
+            let key = |s: &Session<'_>| {
+                s.records.iter().map(|e| (e.line_number, e.offset, e.id.clone().into_owned())).collect::<Vec<_>>()
+            };
+            assert_eq!(key(&s), key(&whole), "{parts}");
+            assert_eq!(s.incomplete_tail, whole.incomplete_tail);
+        }
     }
 
     #[test]

@@ -7,3 +7,18 @@ pub mod read;
 pub mod report;
 
 pub use read::{FileBytes, ReadStrategy, expand_paths, read_file, read_file_into};
+
+/// Files at least this large are split at line boundaries and scanned on several threads.
+pub const PARALLEL_SCAN_THRESHOLD: usize = 8 << 20;
+
+/// Loads a session, scanning a large file's chunks in parallel on the current rayon pool.
+pub fn load_session(bytes: &[u8]) -> Result<session_core::Session<'_>, session_core::LoadError> {
+    use rayon::prelude::*;
+    use session_core::session::{scan_chunk, split_points};
+    if bytes.len() < PARALLEL_SCAN_THRESHOLD {
+        return session_core::Session::load(bytes);
+    }
+    let parts = rayon::current_num_threads().max(1) * 2;
+    let chunks = split_points(bytes, parts).into_par_iter().map(|r| scan_chunk(bytes, r)).collect();
+    session_core::Session::from_chunks(bytes, chunks)
+}

@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use rayon::prelude::*;
-use session_core::Session;
 use session_core::json::{JsStr, Object, Value, write_json};
 use session_scan::report;
 use session_scan::{ReadStrategy, expand_paths, read_file_into};
@@ -161,7 +160,7 @@ fn run_file(path: &std::path::Path, which: Which<'_>, json: bool, buf: &mut Vec<
         }
     };
     let bytes: &[u8] = map.as_deref().unwrap_or(buf);
-    let session = match Session::load(bytes) {
+    let session = match session_scan::load_session(bytes) {
         Ok(s) => s,
         Err(e) => {
             let (line, offset) = match &e {
