@@ -76,7 +76,7 @@ pub fn contexts_all(files: &[(PathBuf, Vec<u8>)]) -> usize {
 
 /// `SessionInfo` of every file.
 pub fn infos_all(files: &[(PathBuf, Vec<u8>)]) -> u64 {
-    files.iter().filter_map(|(_, b)| session_core::info::session_info(b, 0.0).ok()).map(|i| i.message_count).sum()
+    files.iter().filter_map(|(_, b)| session_core::info::session_info(b, 0.0, true).ok()).map(|i| i.message_count).sum()
 }
 
 /// A single large session of at least `target` bytes, made from the sample corpus's entries in

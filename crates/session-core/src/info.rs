@@ -1,5 +1,9 @@
 //! `SessionInfo` for one file (§9), as a pure function of its bytes and its modification time:
 //! what Pi's session picker shows. Lines are split as `readline` splits them.
+//!
+//! Everything but the texts comes from the validating scan of each line; a message is fully
+//! parsed only for its text, and in picker mode (no `allMessagesText`) only until the first
+//! user text is found.
 
 use bumpalo::Bump;
 
@@ -27,7 +31,8 @@ pub struct SessionInfo<'a> {
     pub message_count: u64,
     /// Text of the first user message with text, or `(no messages)`.
     pub first_message: JsStr<'a>,
-    /// Texts of all user and assistant messages, joined with one space (WTF-8).
+    /// Texts of all user and assistant messages, joined with one space (WTF-8); empty when
+    /// texts were not asked for.
     pub all_messages_text: Vec<u8>,
 }
 
@@ -56,9 +61,10 @@ fn omitted(entry: Option<&Entry<'_>>, reason: impl Into<String>) -> Omitted {
 }
 
 /// Computes `SessionInfo` from a file's bytes; `mtime_ms` is only used when no date is found.
-pub fn session_info(bytes: &[u8], mtime_ms: f64) -> Result<SessionInfo<'_>, Omitted> {
-    let mut header: Option<Entry<'_>> = None;
-    let mut header_value = Value::Null;
+/// With `texts` false (picker mode), `all_messages_text` stays empty and message texts are read
+/// only until the first user text.
+pub fn session_info(bytes: &[u8], mtime_ms: f64, texts: bool) -> Result<SessionInfo<'_>, Omitted> {
+    let mut header: Option<(Entry<'_>, Value<'_>)> = None;
     let mut name: Option<JsStr<'_>> = None;
     let mut message_count = 0u64;
     let mut last_activity: Option<f64> = None;
@@ -79,8 +85,8 @@ pub fn session_info(bytes: &[u8], mtime_ms: f64) -> Result<SessionInfo<'_>, Omit
             if !entry.is_type("session") {
                 return Err(omitted(Some(&entry), "the first parsed record is not a session header"));
             }
-            header_value = entry.value(&Bump::new()).map(Value::into_owned).unwrap_or(Value::Null);
-            header = Some(entry);
+            let value = entry.value(&Bump::new()).map(Value::into_owned).unwrap_or(Value::Null);
+            header = Some((entry, value));
             continue;
         }
         if let Detail::SessionInfo(n) = &entry.detail {
@@ -93,7 +99,7 @@ pub fn session_info(bytes: &[u8], mtime_ms: f64) -> Result<SessionInfo<'_>, Omit
                 Field::Raw(_) => return Err(omitted(Some(&entry), "session_info name is not a string")),
             };
         }
-        let Detail::Message { message, role, .. } = &entry.detail else { continue };
+        let Detail::Message { message, role, content, .. } = &entry.detail else { continue };
         message_count += 1;
         match message {
             None | Some(SpanKind::Null) => {
@@ -107,32 +113,46 @@ pub fn session_info(bytes: &[u8], mtime_ms: f64) -> Result<SessionInfo<'_>, Omit
         if !is_user && *role != "assistant" {
             continue;
         }
-        arena.reset();
-        let value = entry.value(&arena).map_err(|e| omitted(Some(&entry), e.reason))?;
-        let Some(msg) = value.get("message").and_then(Value::as_object) else { continue };
-        let Some(content) = msg.get("content") else { continue };
-        let time = match msg.get("timestamp") {
-            Some(Value::Number(n)) => Some(*n),
-            _ => Some(entry.timestamp.time_value()).filter(|t| !t.is_nan()),
+        // `"content" in message`: without the key the message is no activity and has no text.
+        let Some(content) = content else { continue };
+        let line = entry.line;
+        let time = match scanned.message_field(line, "timestamp") {
+            Some(span) if span.kind == SpanKind::Number => {
+                std::str::from_utf8(&line[span.start as usize..span.end as usize]).ok().and_then(|t| t.parse().ok())
+            }
+            _ => Some(entry.timestamp.time_value()).filter(|t: &f64| !t.is_nan()),
         };
         if let Some(t) = time {
             last_activity = Some(last_activity.unwrap_or(0.0).max(t));
         }
-        let text =
-            extract_text(content).ok_or_else(|| omitted(Some(&entry), "message content is neither text nor blocks"))?;
+        match content {
+            SpanKind::Str { .. } => {}
+            SpanKind::Array if !scanned.null_in_content => {}
+            _ => return Err(omitted(Some(&entry), "message content is neither text nor blocks")),
+        }
+        if !texts && !(is_user && first_message.is_none()) {
+            continue;
+        }
+        arena.reset();
+        let value = entry.value(&arena).map_err(|e| omitted(Some(&entry), e.reason))?;
+        let Some(text) = value.get("message").and_then(|m| m.get("content")).and_then(extract_text) else {
+            return Err(omitted(Some(&entry), "message content is neither text nor blocks"));
+        };
         if text.is_empty() {
             continue;
         }
-        if pushed_any {
-            all_text.push(b' ');
+        if texts {
+            if pushed_any {
+                all_text.push(b' ');
+            }
+            pushed_any = true;
+            all_text.extend_from_slice(&text);
         }
-        pushed_any = true;
-        all_text.extend_from_slice(&text);
         if is_user && first_message.is_none() {
             first_message = Some(JsStr(std::borrow::Cow::Owned(text)));
         }
     }
-    let Some(header) = header else { return Err(omitted(None, "no session header")) };
+    let Some((header, header_value)) = header else { return Err(omitted(None, "no session header")) };
     let header_time = match &header.timestamp {
         Field::Str(s) => crate::text::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
         _ => f64::NAN,

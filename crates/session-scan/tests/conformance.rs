@@ -261,7 +261,7 @@ fn check_listing(corpus: &str, golden: &str, prefix: &str) -> (usize, usize, usi
         // A distinctive mtime shows when `modified` falls back to it: git does not keep mtimes,
         // so only that field is then taken from the golden.
         const MTIME: f64 = 1.0;
-        let info = session_core::info::session_info(&bytes, MTIME).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let info = session_core::info::session_info(&bytes, MTIME, true).unwrap_or_else(|e| panic!("{rel}: {e}"));
         let mut ours = parse(&to_json(&report::info_record(&path, &info)));
         if info.modified == MTIME {
             from_mtime += 1;
@@ -276,7 +276,7 @@ fn check_listing(corpus: &str, golden: &str, prefix: &str) -> (usize, usize, usi
         let rel = f.strip_prefix(&sessions).unwrap().to_string_lossy().into_owned();
         if !seen.contains(&rel) {
             let bytes = std::fs::read(&f).unwrap();
-            assert!(session_core::info::session_info(&bytes, 0.0).is_err(), "{rel} is listed by us but not by Pi");
+            assert!(session_core::info::session_info(&bytes, 0.0, true).is_err(), "{rel} is listed by us but not by Pi");
             omitted += 1;
         }
     }
@@ -448,5 +448,26 @@ fn harness_dialect_matches_pi_agent_core_0_83() {
         let ours = parse(&to_json(&Value::Object(ours)));
         let gold = strip(&g, &["leaf", "model", "thinkingLevel", "activeToolNames", "context", "llm"]);
         assert!(same(&ours, &gold), "{file}\nours: {}\ngold: {}", to_json(&ours), to_json(&gold));
+    }
+}
+
+#[test]
+fn picker_mode_gives_the_same_info_without_texts() {
+    // Picker mode skips `allMessagesText` but must agree on everything else, omissions included.
+    for corpus in ["sample-16", "edge", "real"] {
+        for f in session_scan::expand_paths(&[corpora().join(corpus).join("sessions")]) {
+            let bytes = std::fs::read(&f).unwrap();
+            let full = session_core::info::session_info(&bytes, 1.0, true);
+            let picker = session_core::info::session_info(&bytes, 1.0, false);
+            match (full, picker) {
+                (Ok(mut a), Ok(b)) => {
+                    a.all_messages_text.clear();
+                    // Debug text, since `created` can be NaN.
+                    assert_eq!(format!("{a:?}"), format!("{b:?}"), "{}", f.display());
+                }
+                (Err(a), Err(b)) => assert_eq!(a, b, "{}", f.display()),
+                (a, b) => panic!("{}: {a:?} vs {b:?}", f.display()),
+            }
+        }
     }
 }

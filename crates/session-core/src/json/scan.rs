@@ -55,6 +55,8 @@ pub struct Scanned {
     pub message_fields: SmallVec<[Field; 12]>,
     /// A recorded key contains an escape; lookups by raw bytes may miss it.
     pub escaped_keys: bool,
+    /// The last `message.content` holds a `null` item (the listing's text extraction throws on it).
+    pub null_in_content: bool,
     /// A number is beyond the double range (JavaScript reads it as infinity, which
     /// `JSON.stringify` prints as `null`): the raw text is not what Pi would print.
     pub overflow: bool,
@@ -210,6 +212,8 @@ struct State {
     pending_msg: Option<(u32, u32)>,
     /// Inside the top-level `message` object.
     in_message: bool,
+    /// The `message` key being scanned is `content`.
+    in_content: bool,
     top_start: usize,
     msg_start: usize,
 }
@@ -230,7 +234,9 @@ impl State {
                 if let Some(k) = self.pending_msg.take() {
                     push(&mut self.out.message_fields, k, self.msg_start, end, kind);
                 }
+                self.in_content = false;
             }
+            3 if self.in_content && kind == SpanKind::Null => self.out.null_in_content = true,
             _ => {}
         }
     }
@@ -256,9 +262,14 @@ fn key(b: &[u8], i: usize, st: &mut State, depth: usize) -> Result<usize, ScanEr
         st.out.escaped_keys |= escaped;
         if &b[i + 1..end - 1] == b"message" {
             st.out.message_fields.clear();
+            st.out.null_in_content = false;
         }
     } else if depth == 2 && st.in_message {
         st.pending_msg = Some(span);
+        st.in_content = &b[i + 1..end - 1] == b"content";
+        if st.in_content {
+            st.out.null_in_content = false;
+        }
         st.out.escaped_keys |= escaped;
     }
     let j = skip_ws(b, end);
