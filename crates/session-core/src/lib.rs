@@ -10,7 +10,7 @@ pub mod context;
 pub mod field;
 pub mod info;
 pub mod json;
-mod jssort;
+pub mod jssort;
 pub mod lines;
 pub mod session;
 pub mod stats;

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+mod list_cmd;
 use rayon::prelude::*;
 use session_core::json::{JsStr, Object, Value, write_json};
 use session_scan::report;
@@ -28,6 +30,8 @@ enum Command {
     Stats(FileArgs),
     /// The context the model sees from the leaf (buildSessionContext()).
     Context(ContextArgs),
+    /// List sessions as Pi's session picker does (listAll() / list()).
+    List(list_cmd::ListArgs),
 }
 
 #[derive(clap::Args)]
@@ -83,10 +87,21 @@ fn main() -> ExitCode {
         eprintln!("session-scan: {e}");
         return ExitCode::from(2);
     }
+    if let Command::List(a) = &cli.command {
+        return match list_cmd::run(a) {
+            Ok(false) => ExitCode::SUCCESS,
+            Ok(true) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("session-scan: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let (args, which) = match &cli.command {
         Command::Tree(a) => (a, Which::Tree),
         Command::Stats(a) => (a, Which::Stats),
         Command::Context(c) => (&c.files, Which::Context(c)),
+        Command::List(_) => return ExitCode::from(2),
     };
     let paths = expand_paths(&args.files);
     let outcomes: Vec<Outcome> =

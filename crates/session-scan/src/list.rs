@@ -1,0 +1,323 @@
+//! Listing session stores as Pi's `listAll()` and `list()` do (§1, §9): discovery, the order
+//! with Pi 1.6's tie-breaks, and `SessionInfo` of every file in parallel.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use session_core::info::{Omitted, SessionInfo, session_info};
+
+/// What to list.
+#[derive(Debug, Clone)]
+pub enum Scope {
+    /// `listAll()`: every `*.jsonl` one level down in `root/*/` (directories and symlinks).
+    All {
+        /// The sessions root.
+        root: PathBuf,
+    },
+    /// `list(cwd, dir)`: one flat directory; sessions whose resolved header `cwd` differs from
+    /// `cwd` are left out when `filter` is set (a directory other than `cwd`'s default).
+    Dir {
+        /// The directory.
+        dir: PathBuf,
+        /// The cwd to keep, already resolved, when filtering.
+        filter: Option<String>,
+    },
+}
+
+/// One file to read, with what discovery learnt about it.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// The path as it will be printed.
+    pub path: PathBuf,
+    /// Modification time in ms (with fractions), when `stat` worked.
+    pub mtime: Option<f64>,
+}
+
+/// Finds the candidate files in Pi's pre-sort order.
+pub fn discover(scope: &Scope) -> Vec<Candidate> {
+    match scope {
+        Scope::All { root } => {
+            let mut dirs: Vec<PathBuf> = match std::fs::read_dir(root) {
+                Ok(rd) => rd
+                    .flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir() || t.is_symlink()))
+                    .map(|e| root.join(e.file_name()))
+                    .collect(),
+                Err(_) => return Vec::new(),
+            };
+            // readdir order is the file system's; byte order makes ties reproducible.
+            dirs.sort();
+            let mut out: Vec<Candidate> =
+                dirs.iter().flat_map(|d| jsonl_names(d).into_iter().map(move |n| d.join(n))).map(candidate).collect();
+            session_core::jssort::js_sort(&mut out, |a, b| {
+                let by_time = b.mtime.unwrap_or(f64::NEG_INFINITY) - a.mtime.unwrap_or(f64::NEG_INFINITY);
+                // `x || y`: NaN and 0 are falsy.
+                if by_time != 0.0 && !by_time.is_nan() {
+                    by_time
+                } else {
+                    f64::from(locale_compare(&basename(&b.path), &basename(&a.path)) as i8)
+                }
+            });
+            out
+        }
+        Scope::Dir { dir, .. } => {
+            let mut names = jsonl_names(dir);
+            session_core::jssort::js_sort(&mut names, |a, b| f64::from(locale_compare(b, a) as i8));
+            names.into_iter().map(|n| candidate(dir.join(n))).collect()
+        }
+    }
+}
+
+fn candidate(path: PathBuf) -> Candidate {
+    let mtime = std::fs::metadata(&path).ok().and_then(|m| m.modified().ok()).map(system_time_ms);
+    Candidate { path, mtime }
+}
+
+/// Milliseconds since the epoch, with the sub-millisecond part (`stats.mtimeMs`).
+pub fn system_time_ms(t: std::time::SystemTime) -> f64 {
+    match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => d.as_secs_f64() * 1000.0,
+        Err(e) => -e.duration().as_secs_f64() * 1000.0,
+    }
+}
+
+fn basename(p: &Path) -> String {
+    p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// Names ending in `.jsonl` (case-sensitive) in one directory; none if it cannot be read.
+fn jsonl_names(dir: &Path) -> Vec<String> {
+    let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut names: Vec<String> =
+        rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.ends_with(".jsonl")).collect();
+    names.sort();
+    names
+}
+
+/// An approximation of `String.prototype.localeCompare` under ICU's root collation for file
+/// names: punctuation before digits before letters, letters compared without case first, then
+/// lowercase before uppercase. Only ties in `modified` and `mtime` ever reach it.
+pub fn locale_compare(a: &str, b: &str) -> std::cmp::Ordering {
+    fn primary(c: char) -> (u8, u32) {
+        const PUNCT: &str = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
+        if c.is_whitespace() {
+            (0, c as u32)
+        } else if let Some(k) = PUNCT.find(c) {
+            (1, k as u32)
+        } else if c.is_ascii_digit() {
+            (2, c as u32)
+        } else if c.is_alphabetic() {
+            (3, c.to_lowercase().next().map_or(c as u32, |l| l as u32))
+        } else {
+            (4, c as u32)
+        }
+    }
+    let pa = a.chars().map(primary);
+    let pb = b.chars().map(primary);
+    pa.cmp(pb).then_with(|| {
+        // Tertiary: lowercase first at the first case difference.
+        for (x, y) in a.chars().zip(b.chars()) {
+            if x != y {
+                return y.is_uppercase().cmp(&x.is_uppercase()).reverse();
+            }
+        }
+        a.len().cmp(&b.len())
+    })
+}
+
+/// A listed session, or why it is left out.
+pub struct Listed {
+    /// The file.
+    pub path: PathBuf,
+    /// Its info (owned), or the reason Pi leaves it out.
+    pub info: Result<SessionInfo<'static>, Omitted>,
+    /// Left out on purpose (an Atomic internal workflow session), not because of an error.
+    pub hidden: bool,
+}
+
+fn read_one(c: &Candidate, texts: bool, hide_internal: bool, buf: &mut Vec<u8>) -> Listed {
+    let mut hidden = false;
+    let info = match crate::read::read_file_into(&c.path, crate::ReadStrategy::Auto, buf) {
+        Err(e) => Err(Omitted { line: None, offset: None, reason: format!("cannot read: {e}") }),
+        Ok((map, mtime)) => {
+            let bytes: &[u8] = map.as_deref().unwrap_or(buf);
+            if hide_internal && is_internal_workflow(bytes) {
+                hidden = true;
+                Err(Omitted { line: None, offset: None, reason: "internal workflow session".into() })
+            } else {
+                // Pi's fallback is `stats.mtime`, a Date: whole milliseconds.
+                let mtime = c.mtime.unwrap_or(mtime).floor();
+                session_info(bytes, mtime, texts).map(own)
+            }
+        }
+    };
+    Listed { path: c.path.clone(), info, hidden }
+}
+
+/// Reads every candidate in parallel (one reused buffer per worker), keeping discovery order.
+pub fn read_infos(candidates: &[Candidate], texts: bool, hide_internal: bool) -> Vec<Listed> {
+    candidates.par_iter().map_init(Vec::new, |buf, c| read_one(c, texts, hide_internal, buf)).collect()
+}
+
+/// Like [`read_infos`], but sends each result as soon as it is ready.
+pub fn read_infos_streaming(
+    candidates: &[Candidate],
+    texts: bool,
+    hide_internal: bool,
+    tx: std::sync::mpsc::Sender<Listed>,
+) {
+    candidates.par_iter().for_each_init(
+        || (Vec::new(), tx.clone()),
+        |(buf, tx), c| {
+            // A closed receiver means the reader stopped (a closed pipe): nothing to do.
+            let _ = tx.send(read_one(c, texts, hide_internal, buf));
+        },
+    );
+}
+
+fn own(i: SessionInfo<'_>) -> SessionInfo<'static> {
+    SessionInfo {
+        id: i.id.into_owned(),
+        cwd: i.cwd.into_owned(),
+        name: i.name.map(|n| n.into_owned()),
+        parent_session: i.parent_session.into_owned(),
+        created: i.created,
+        modified: i.modified,
+        message_count: i.message_count,
+        first_message: i.first_message.into_owned(),
+        all_messages_text: i.all_messages_text,
+    }
+}
+
+/// `sortSessionInfos`: newest `modified` first, stable, invalid dates as equal.
+pub fn sort_by_modified(listed: &mut [Listed]) {
+    session_core::jssort::js_sort(listed, |a, b| match (&a.info, &b.info) {
+        (Ok(a), Ok(b)) => b.modified - a.modified,
+        _ => 0.0,
+    });
+}
+
+/// The per-cwd directory name (§1): `--` + the resolved cwd without one leading separator,
+/// with `/`, `\` and `:` as `-`, + `--`.
+pub fn encode_cwd(resolved: &str) -> String {
+    let trimmed = resolved.strip_prefix(['/', '\\']).unwrap_or(resolved);
+    let body: String = trimmed.chars().map(|c| if matches!(c, '/' | '\\' | ':') { '-' } else { c }).collect();
+    format!("--{body}--")
+}
+
+/// `resolvePath` on POSIX: `~` expanded, `file://` URLs converted, then `path.resolve` against
+/// the process's cwd (`.`/`..` resolved, doubled and trailing separators dropped).
+pub fn resolve_path(input: &str) -> String {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let mut p = if input == "~" {
+        home.clone()
+    } else if let Some(rest) = input.strip_prefix("~/") {
+        format!("{home}/{rest}")
+    } else if let Some(rest) = input.strip_prefix("file://") {
+        percent_decode(rest)
+    } else {
+        input.to_string()
+    };
+    if !p.starts_with('/') {
+        let cwd = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_else(|_| "/".into());
+        p = format!("{cwd}/{p}");
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in p.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && let Some(v) = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Whether a listed session passes `list()`'s cwd filter.
+pub fn cwd_matches(info: &SessionInfo<'_>, resolved_cwd: &str) -> bool {
+    let cwd = info.cwd.to_str_lossy();
+    !cwd.is_empty() && resolve_path(&cwd) == resolved_cwd
+}
+
+/// The default sessions root: `$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`
+/// (`ATOMIC_…`, then `PI_…`, and `~/.atomic` for Atomic).
+pub fn default_root(atomic: bool) -> PathBuf {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let expand = |v: String| if v == "~" { home.clone() } else { v.strip_prefix("~/").map_or(v.clone(), |r| format!("{home}/{r}")) };
+    let vars: &[&str] = if atomic { &["ATOMIC_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"] } else { &["PI_CODING_AGENT_DIR"] };
+    for v in vars {
+        if let Ok(dir) = std::env::var(v)
+            && !dir.is_empty()
+        {
+            return PathBuf::from(expand(dir)).join("sessions");
+        }
+    }
+    PathBuf::from(home).join(if atomic { ".atomic" } else { ".pi" }).join("agent").join("sessions")
+}
+
+/// Atomic's internal workflow sessions (§8): `internal === true` and a `workflow` whose
+/// `runId`, `stageId` and `stageName` are non-empty strings after trimming. Reads the header.
+pub fn is_internal_workflow(bytes: &[u8]) -> bool {
+    use session_core::json::Value;
+    for line in session_core::lines::Lines::new(bytes, session_core::lines::LineRule::Newline) {
+        if session_core::lines::is_blank(line.bytes) {
+            continue;
+        }
+        let arena = bumpalo::Bump::new();
+        let Ok(v) = session_core::json::parse_value(line.bytes, &arena) else { continue };
+        if !v.get("type").and_then(Value::as_str).is_some_and(|t| *t == "session") {
+            return false;
+        }
+        let ok = |k: &str| {
+            v.get("workflow")
+                .and_then(|w| w.get(k))
+                .and_then(Value::as_str)
+                .is_some_and(|s| !session_core::text::js_trim(s.as_bytes()).is_empty())
+        };
+        return v.get("internal") == Some(&Value::Bool(true)) && ok("runId") && ok("stageId") && ok("stageName");
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_cwds_as_pi_1_6() {
+        // §1 examples.
+        assert_eq!(encode_cwd("/home/u/proj"), "--home-u-proj--");
+        assert_eq!(encode_cwd(&resolve_path("//srv/share/")), "--srv-share--");
+        assert_eq!(encode_cwd("/a b/ü:x"), "--a b-ü-x--");
+        assert_eq!(resolve_path("/a/./b/../c/"), "/a/c");
+    }
+
+    #[test]
+    fn locale_order_of_names() {
+        use std::cmp::Ordering::*;
+        assert_eq!(locale_compare("B-2.jsonl", "b-1.jsonl"), Greater);
+        assert_eq!(locale_compare("a-3.jsonl", "a-2.jsonl"), Greater);
+        assert_eq!(locale_compare("b", "B"), Less);
+        assert_eq!(locale_compare("a_b", "a-b"), Less);
+    }
+}

@@ -1,0 +1,212 @@
+//! `session-scan list`: Pi's session picker listing, as JSON, NDJSON or a table.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use session_core::json::{JsStr, Object, Value, write_json};
+use session_scan::list::{self, Listed, Scope};
+use session_scan::report;
+
+/// The fields of `SessionInfo`, in the reference's order.
+const FIELDS: &[&str] =
+    &["path", "id", "cwd", "name", "parentSessionPath", "created", "modified", "messageCount", "firstMessage", "allMessagesText"];
+
+#[derive(clap::Args)]
+pub struct ListArgs {
+    /// The sessions root (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions).
+    root: Option<PathBuf>,
+    /// The sessions root, as an option.
+    #[arg(long, conflicts_with = "root")]
+    root_dir: Option<PathBuf>,
+    /// List one cwd: its folder under the root (filtered by header cwd unless it is the default
+    /// root, as Pi 1.6 does), or, with --dir, the sessions of that cwd in the flat folder.
+    #[arg(long)]
+    cwd: Option<String>,
+    /// A flat session folder (Pi's --session-dir layout) instead of a root.
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Atomic's store (~/.atomic/agent/sessions, ATOMIC_CODING_AGENT_DIR); hides internal
+    /// workflow sessions.
+    #[arg(long)]
+    atomic: bool,
+    /// With --atomic: show internal workflow sessions too.
+    #[arg(long)]
+    include_internal: bool,
+    /// Only these fields, comma-separated (without allMessagesText, texts are not read).
+    #[arg(long, value_delimiter = ',')]
+    fields: Option<Vec<String>>,
+    /// At most N sessions (the newest).
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Only sessions modified on or after this date (YYYY-MM-DD or an ISO date-time).
+    #[arg(long)]
+    since: Option<String>,
+    /// The array with the reference's field names.
+    #[arg(long, conflicts_with = "ndjson")]
+    json: bool,
+    /// One JSON object per line, printed as each file is read (unordered).
+    #[arg(long)]
+    ndjson: bool,
+}
+
+pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
+    let fields: Vec<String> = match &a.fields {
+        Some(f) => {
+            for name in f {
+                if !FIELDS.contains(&name.as_str()) {
+                    anyhow::bail!("unknown field {name:?}; fields are {}", FIELDS.join(","));
+                }
+            }
+            f.clone()
+        }
+        None => FIELDS.iter().map(|s| s.to_string()).collect(),
+    };
+    let texts = fields.iter().any(|f| f == "allMessagesText");
+    let since = match &a.since {
+        None => None,
+        Some(s) => Some(
+            session_core::text::parse_js_date(s.as_bytes())
+                .ok_or_else(|| anyhow::anyhow!("--since: not a date: {s:?} (use YYYY-MM-DD)"))?,
+        ),
+    };
+    let root = a.root.clone().or(a.root_dir.clone()).unwrap_or_else(|| list::default_root(a.atomic));
+    let resolved_cwd = a.cwd.as_deref().map(list::resolve_path);
+    let scope = match (&a.dir, &resolved_cwd) {
+        (Some(dir), cwd) => Scope::Dir { dir: dir.clone(), filter: cwd.clone() },
+        (None, Some(cwd)) => {
+            let dir = root.join(list::encode_cwd(cwd));
+            let is_default = root == list::default_root(a.atomic);
+            Scope::Dir { dir, filter: (!is_default).then(|| cwd.clone()) }
+        }
+        (None, None) => Scope::All { root },
+    };
+    let filter = match &scope {
+        Scope::Dir { filter, .. } => filter.clone(),
+        Scope::All { .. } => None,
+    };
+    let hide_internal = a.atomic && !a.include_internal;
+    let candidates = list::discover(&scope);
+    let keep = |l: &Listed| -> bool {
+        let Ok(info) = &l.info else { return false };
+        filter.as_deref().is_none_or(|c| list::cwd_matches(info, c)) && since.is_none_or(|s| info.modified >= s)
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut failed = false;
+    if a.ndjson {
+        let (tx, rx) = std::sync::mpsc::channel::<Listed>();
+        let printed = std::thread::scope(|s| {
+            s.spawn(move || list::read_infos_streaming(&candidates, texts, hide_internal, tx));
+            let mut n = 0;
+            for l in rx {
+                failed |= report_omitted(&l);
+                if keep(&l) && a.limit.is_none_or(|lim| n < lim) {
+                    n += 1;
+                    let mut line = row_json(&l, &fields);
+                    line.push(b'\n');
+                    if out.write_all(&line).and_then(|()| out.flush()).is_err() {
+                        return n;
+                    }
+                }
+            }
+            n
+        });
+        let _ = printed;
+        return Ok(failed);
+    }
+    let mut listed = list::read_infos(&candidates, texts, hide_internal);
+    for l in &listed {
+        failed |= report_omitted(l);
+    }
+    listed.retain(keep);
+    list::sort_by_modified(&mut listed);
+    if let Some(lim) = a.limit {
+        listed.truncate(lim);
+    }
+    let written = if a.json {
+        let mut buf = b"[".to_vec();
+        for (k, l) in listed.iter().enumerate() {
+            buf.extend_from_slice(if k == 0 { b"\n" } else { b",\n" });
+            buf.extend(row_json(l, &fields));
+        }
+        buf.extend_from_slice(if listed.is_empty() { b"]\n" } else { b"\n]\n" });
+        out.write_all(&buf)
+    } else {
+        out.write_all(table(&listed).as_bytes())
+    };
+    if let Err(e) = written.and_then(|()| out.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(e.into());
+    }
+    Ok(failed)
+}
+
+/// Reports on stderr a file Pi leaves out (Pi is silent); returns whether one was.
+fn report_omitted(l: &Listed) -> bool {
+    match &l.info {
+        Err(e) if !l.hidden => {
+            eprintln!("{}: left out of the list, as Pi does: {e}", l.path.display());
+            true
+        }
+        _ => false,
+    }
+}
+
+fn row_json(l: &Listed, fields: &[String]) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let Ok(info) = &l.info else { return buf };
+    let full = report::info_record(&l.path.to_string_lossy(), info);
+    let mut o = Object::new();
+    for f in fields {
+        if let Some(v) = full.get(f) {
+            o.insert(JsStr::owned(f.clone()), v.clone());
+        }
+    }
+    write_json(&Value::Object(o), &mut buf);
+    buf
+}
+
+/// A table that fits the terminal: modified, messages, name or first message, cwd.
+fn table(listed: &[Listed]) -> String {
+    let width = terminal_size::terminal_size().map_or(120, |(w, _)| usize::from(w.0)).max(60);
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let (dim, bold, reset) = if color { ("\x1b[2m", "\x1b[1m", "\x1b[0m") } else { ("", "", "") };
+    let cwd_width = (width / 4).clamp(10, 40);
+    let title_width = width.saturating_sub(16 + 1 + 6 + 2 + cwd_width + 2);
+    let fit = |s: &str, w: usize| -> String {
+        let one: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+        if one.chars().count() <= w {
+            format!("{one:<w$}")
+        } else {
+            format!("{}…", one.chars().take(w.saturating_sub(1)).collect::<String>())
+        }
+    };
+    let mut out = format!(
+        "{bold}{:<16} {:>6}  {}  {}{reset}\n",
+        "modified",
+        "msgs",
+        fit("name / first message", title_width),
+        "cwd"
+    );
+    for l in listed {
+        let Ok(info) = &l.info else { continue };
+        let modified = if info.modified.is_nan() {
+            "?".to_string()
+        } else {
+            let iso = session_core::text::js_iso_string(info.modified);
+            iso.get(..16).unwrap_or(&iso).replace('T', " ")
+        };
+        let title = match &info.name {
+            Some(n) => format!("{bold}{}{reset}", fit(&n.to_str_lossy(), title_width)),
+            None => fit(&info.first_message.to_str_lossy(), title_width),
+        };
+        out.push_str(&format!(
+            "{dim}{modified:<16}{reset} {:>6}  {title}  {dim}{}{reset}\n",
+            info.message_count,
+            fit(&info.cwd.to_str_lossy(), cwd_width).trim_end()
+        ));
+    }
+    out.push_str(&format!("{dim}{} sessions{reset}\n", listed.len()));
+    out
+}
