@@ -471,3 +471,109 @@ fn picker_mode_gives_the_same_info_without_texts() {
         }
     }
 }
+
+/// `listAll()`/`list()` as the CLI runs them: discovery, infos, Pi's order.
+fn listing(scope: &session_scan::list::Scope) -> Vec<Value<'static>> {
+    use session_scan::list;
+    let candidates = list::discover(scope);
+    let mut listed = list::read_infos(&candidates, true, false);
+    let filter = match scope {
+        list::Scope::Dir { filter, .. } => filter.clone(),
+        list::Scope::All { .. } => None,
+    };
+    listed.retain(|l| l.info.as_ref().is_ok_and(|i| filter.as_deref().is_none_or(|c| list::cwd_matches(i, c))));
+    list::sort_by_modified(&mut listed);
+    listed
+        .iter()
+        .map(|l| parse(&to_json(&report::info_record(&l.path.to_string_lossy(), l.info.as_ref().unwrap()))))
+        .collect()
+}
+
+fn with_prefix(mut rows: Vec<Value<'static>>, from: &str, to: &str) -> Value<'static> {
+    for r in &mut rows {
+        let Value::Object(o) = r else { unreachable!() };
+        let p = o.get("path").and_then(Value::as_str).unwrap().to_str_lossy().replacen(from, to, 1);
+        o.insert("path", Value::String(JsStr::owned(p)));
+    }
+    Value::Array(rows)
+}
+
+#[test]
+fn list_all_matches_pi_1_6_in_order() {
+    let root = corpora().join("sample-16/sessions");
+    let ours = listing(&session_scan::list::Scope::All { root: root.clone() });
+    let gold = parse(&std::fs::read_to_string(corpora().join("sample-16/expected/list.json")).unwrap());
+    let ours = with_prefix(ours, &format!("{}/", root.display()), "sample-corpus-16/");
+    assert!(same(&ours, &gold), "listAll differs");
+}
+
+#[test]
+fn list_of_a_cwd_filters_like_pi_1_6() {
+    // `list.mjs ROOT CWD`: ROOT/<encoded CWD> is a custom dir to Pi 1.6, so it is cwd-filtered.
+    use session_scan::list;
+    let root = corpora().join("sample-16/sessions");
+    let cwd = list::resolve_path("/home/dev/src-pi/mono");
+    let scope = list::Scope::Dir { dir: root.join(list::encode_cwd(&cwd)), filter: Some(cwd) };
+    let ours = with_prefix(listing(&scope), &format!("{}/", root.display()), "sample-corpus-16/");
+    let gold = parse(&std::fs::read_to_string(corpora().join("sample-16/expected/list-cwd.json")).unwrap());
+    assert!(same(&ours, &gold), "list(cwd) differs");
+    // The default dir is not filtered (what /resume shows): both cwds that share the folder.
+    let unfiltered = listing(&list::Scope::Dir { dir: root.join("--home-dev-src-pi-mono--"), filter: None });
+    let gold = parse(&std::fs::read_to_string(corpora().join("sample-16/expected/list-cwd-default.json")).unwrap());
+    assert_eq!(unfiltered.len(), gold.as_array().unwrap().len());
+}
+
+#[test]
+fn list_all_tie_breaks_match_pi_1_6() {
+    // The oracle's tools/listall-ties.mjs, rebuilt here: equal `modified`, chosen mtimes, a
+    // symlinked folder, a symlink to a file, a nested folder and a file in the root (§1).
+    use std::time::{Duration, SystemTime};
+    let t = 1_740_830_400_000u64; // 2025-03-01T12:00:00Z
+    let iso = |ms: u64| session_core::text::js_iso_string(ms as f64);
+    let n = std::cell::Cell::new(0);
+    let header = |cwd: &str, ts: &str| {
+        n.set(n.get() + 1);
+        let n = n.get();
+        format!(r#"{{"type":"session","version":3,"id":"f0000000-0000-4000-8000-{n:012}","timestamp":"{ts}","cwd":"{cwd}"}}"#)
+    };
+    let user = |text: &str, ms: u64| {
+        format!(
+            r#"{{"type":"message","id":"u1","parentId":null,"timestamp":"{}","message":{{"role":"user","content":"{text}","timestamp":{ms}}}}}"#,
+            iso(ms)
+        )
+    };
+    let hour_before = iso(t - 3_600_000);
+    let session = |text: &str, ms: u64, cwd: &str| format!("{}\n{}\n", header(cwd, &hour_before), user(text, ms));
+    let a = "/home/dev/a";
+    let b = "/home/dev/b";
+    let files: Vec<(&str, String, u64)> = vec![
+        ("--home-dev-a--/a-1.jsonl", session("a-1", t, a), t + 1000),
+        ("--home-dev-a--/a-2.jsonl", session("a-2", t, a), t + 3000),
+        ("--home-dev-a--/a-3.jsonl", session("a-3", t, a), t + 3000),
+        ("--home-dev-a--/a-4.jsonl", session("a-4", t + 60000, a), t + 60000),
+        ("--home-dev-a--/a-5.jsonl", format!("{}\n", header(a, &iso(t))), t + 4000),
+        ("--home-dev-a--/a-6.jsonl", format!("{}\n", header(a, "not a date")), t + 2000),
+        ("--home-dev-b--/b-1.jsonl", session("b-1", t, b), t + 2000),
+        ("--home-dev-b--/B-2.jsonl", session("B-2", t, b), t + 2000),
+        ("--home-dev-b--/zz.jsonl", session("zz", t, b), t - 10000),
+        ("--home-dev-b--/nested/x.jsonl", session("nested", t + 120000, b), t),
+        ("top.jsonl", session("top", t + 120000, a), t),
+        ("target.jsonl", session("link target", t + 120000, a), t),
+    ];
+    let root = std::env::temp_dir().join(format!("session-scan-ties-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    for (rel, content, mtime) in &files {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, content).unwrap();
+        let f = std::fs::File::options().write(true).open(&p).unwrap();
+        f.set_modified(SystemTime::UNIX_EPOCH + Duration::from_millis(*mtime)).unwrap();
+    }
+    std::os::unix::fs::symlink("--home-dev-b--", root.join("--home-dev-c--")).unwrap();
+    std::os::unix::fs::symlink("target.jsonl", root.join("--file-link--")).unwrap();
+    let ours = listing(&session_scan::list::Scope::All { root: root.clone() });
+    std::fs::remove_dir_all(&root).unwrap();
+    let ours = with_prefix(ours, &root.display().to_string(), "<root>");
+    let gold = parse(&std::fs::read_to_string(corpora().join("edge/expected/listall-ties.json")).unwrap());
+    assert!(same(&ours, &gold), "ours: {}\ngold: {}", to_json(&ours), to_json(&gold));
+}
