@@ -124,13 +124,15 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         listed.truncate(lim);
     }
     let written = if a.json {
-        let mut buf = b"[".to_vec();
-        for (k, l) in listed.iter().enumerate() {
-            buf.extend_from_slice(if k == 0 { b"\n" } else { b",\n" });
-            buf.extend(row_json(l, &fields));
-        }
-        buf.extend_from_slice(if listed.is_empty() { b"]\n" } else { b"\n]\n" });
-        out.write_all(&buf)
+        // Row by row: the whole array is never held as text.
+        (|| {
+            out.write_all(b"[")?;
+            for (k, l) in listed.iter().enumerate() {
+                out.write_all(if k == 0 { b"\n" } else { b",\n" })?;
+                out.write_all(&row_json(l, &fields))?;
+            }
+            out.write_all(if listed.is_empty() { b"]\n" } else { b"\n]\n" })
+        })()
     } else {
         out.write_all(table(&listed).as_bytes())
     };
