@@ -8,12 +8,10 @@ fn main() {
     let files = session_scan::expand_paths(&[dir]);
     let lines: usize = files
         .par_iter()
-        .map_init(Vec::new, |buf, p| {
-            match session_scan::read_file_into(p, session_scan::ReadStrategy::Auto, buf) {
-                Ok((Some(map), _)) => session_core::lines::count_lines(&map),
-                Ok((None, _)) => session_core::lines::count_lines(buf),
-                Err(_) => 0,
-            }
+        .map_init(Vec::new, |buf, p| match session_scan::read_file_into(p, session_scan::ReadStrategy::Auto, buf) {
+            Ok((Some(map), _)) => session_core::lines::count_lines(&map),
+            Ok((None, _)) => session_core::lines::count_lines(buf),
+            Err(_) => 0,
         })
         .sum();
     println!("{} files, {lines} lines in {:.1} ms", files.len(), t.elapsed().as_secs_f64() * 1000.0);

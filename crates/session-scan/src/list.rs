@@ -263,8 +263,11 @@ pub fn cwd_matches(info: &SessionInfo<'_>, resolved_cwd: &str) -> bool {
 /// (`ATOMIC_…`, then `PI_…`, and `~/.atomic` for Atomic).
 pub fn default_root(atomic: bool) -> PathBuf {
     let home = std::env::var("HOME").unwrap_or_default();
-    let expand = |v: String| if v == "~" { home.clone() } else { v.strip_prefix("~/").map_or(v.clone(), |r| format!("{home}/{r}")) };
-    let vars: &[&str] = if atomic { &["ATOMIC_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"] } else { &["PI_CODING_AGENT_DIR"] };
+    let expand = |v: String| {
+        if v == "~" { home.clone() } else { v.strip_prefix("~/").map_or(v.clone(), |r| format!("{home}/{r}")) }
+    };
+    let vars: &[&str] =
+        if atomic { &["ATOMIC_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"] } else { &["PI_CODING_AGENT_DIR"] };
     for v in vars {
         if let Ok(dir) = std::env::var(v)
             && !dir.is_empty()

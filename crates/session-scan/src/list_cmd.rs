@@ -8,8 +8,18 @@ use session_scan::list::{self, Listed, Scope};
 use session_scan::report;
 
 /// The fields of `SessionInfo`, in the reference's order.
-const FIELDS: &[&str] =
-    &["path", "id", "cwd", "name", "parentSessionPath", "created", "modified", "messageCount", "firstMessage", "allMessagesText"];
+const FIELDS: &[&str] = &[
+    "path",
+    "id",
+    "cwd",
+    "name",
+    "parentSessionPath",
+    "created",
+    "modified",
+    "messageCount",
+    "firstMessage",
+    "allMessagesText",
+];
 
 #[derive(clap::Args)]
 pub struct ListArgs {
@@ -124,12 +134,16 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         listed.truncate(lim);
     }
     let written = if a.json {
-        // Row by row: the whole array is never held as text.
+        // Rows are serialised in parallel, a batch at a time: the array is never held whole.
         (|| {
+            use rayon::prelude::*;
             out.write_all(b"[")?;
-            for (k, l) in listed.iter().enumerate() {
-                out.write_all(if k == 0 { b"\n" } else { b",\n" })?;
-                out.write_all(&row_json(l, &fields))?;
+            for (b, batch) in listed.chunks(64).enumerate() {
+                let rows: Vec<Vec<u8>> = batch.par_iter().map(|l| row_json(l, &fields)).collect();
+                for (k, row) in rows.iter().enumerate() {
+                    out.write_all(if b == 0 && k == 0 { b"\n" } else { b",\n" })?;
+                    out.write_all(row)?;
+                }
             }
             out.write_all(if listed.is_empty() { b"]\n" } else { b"\n]\n" })
         })()

@@ -276,7 +276,10 @@ fn check_listing(corpus: &str, golden: &str, prefix: &str) -> (usize, usize, usi
         let rel = f.strip_prefix(&sessions).unwrap().to_string_lossy().into_owned();
         if !seen.contains(&rel) {
             let bytes = std::fs::read(&f).unwrap();
-            assert!(session_core::info::session_info(&bytes, 0.0, true).is_err(), "{rel} is listed by us but not by Pi");
+            assert!(
+                session_core::info::session_info(&bytes, 0.0, true).is_err(),
+                "{rel} is listed by us but not by Pi"
+            );
             omitted += 1;
         }
     }
@@ -534,7 +537,9 @@ fn list_all_tie_breaks_match_pi_1_6() {
     let header = |cwd: &str, ts: &str| {
         n.set(n.get() + 1);
         let n = n.get();
-        format!(r#"{{"type":"session","version":3,"id":"f0000000-0000-4000-8000-{n:012}","timestamp":"{ts}","cwd":"{cwd}"}}"#)
+        format!(
+            r#"{{"type":"session","version":3,"id":"f0000000-0000-4000-8000-{n:012}","timestamp":"{ts}","cwd":"{cwd}"}}"#
+        )
     };
     let user = |text: &str, ms: u64| {
         format!(

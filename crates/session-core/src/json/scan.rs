@@ -336,10 +336,17 @@ fn number(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
 
+/// High bit set in the lowest byte of `w` equal to `c` (and possibly in bytes above it).
+#[inline(always)]
+pub(crate) fn eq_byte(w: u64, c: u8) -> u64 {
+    let v = w ^ (LO * u64::from(c));
+    v.wrapping_sub(LO) & !v & HI
+}
+
 /// High bit set in each byte of `w` that is `"`, `\\` or below 0x20. Only the lowest flagged
 /// byte is exact (a borrow can flag a byte above it), which is all the scan uses.
 #[inline(always)]
-fn specials(w: u64) -> u64 {
+pub(crate) fn specials(w: u64) -> u64 {
     let zero = |v: u64| v.wrapping_sub(LO) & !v;
     (zero(w ^ (LO * u64::from(b'"'))) | zero(w ^ (LO * u64::from(b'\\'))) | w.wrapping_sub(LO * 0x20) & !w) & HI
 }

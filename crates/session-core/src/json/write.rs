@@ -62,7 +62,18 @@ pub fn write_string(s: &[u8], out: &mut Vec<u8>) {
     let mut start = 0;
     let mut i = 0;
     while i < s.len() {
-        let c = s[i];
+        // Skip eight bytes at a time while none needs escaping (or may start a surrogate).
+        while let Some(chunk) = s.get(i..i + 8) {
+            let w =
+                u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+            let m = super::scan::specials(w) | super::scan::eq_byte(w, 0xed);
+            if m != 0 {
+                i += (m.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        let Some(&c) = s.get(i) else { break };
         let esc: Option<&[u8]> = match c {
             b'"' => Some(b"\\\""),
             b'\\' => Some(b"\\\\"),
