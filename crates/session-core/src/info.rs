@@ -130,7 +130,7 @@ pub fn session_info(bytes: &[u8], mtime_ms: f64, texts: bool) -> Result<SessionI
             SpanKind::Array if !scanned.null_in_content => {}
             _ => return Err(omitted(Some(&entry), "message content is neither text nor blocks")),
         }
-        if !texts && !(is_user && first_message.is_none()) {
+        if !(texts || is_user && first_message.is_none()) {
             continue;
         }
         let fast = scanned.message_field(line, "content").and_then(|span| content_text(line, span));
