@@ -288,7 +288,7 @@ pub fn is_internal_workflow(bytes: &[u8]) -> bool {
         }
         let arena = bumpalo::Bump::new();
         let Ok(v) = session_core::json::parse_value(line.bytes, &arena) else { continue };
-        if !v.get("type").and_then(Value::as_str).is_some_and(|t| *t == "session") {
+        if v.get("type").and_then(Value::as_str).is_none_or(|t| *t != "session") {
             return false;
         }
         let ok = |k: &str| {
