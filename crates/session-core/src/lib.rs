@@ -16,6 +16,7 @@ pub mod session;
 pub mod stats;
 pub mod text;
 pub mod transcript;
+pub mod usage;
 
 pub use field::Field;
 pub use session::{Entry, LoadError, Session};

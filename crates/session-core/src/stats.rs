@@ -189,7 +189,7 @@ pub fn session_totals(session: &Session<'_>) -> Totals {
 }
 
 /// A value as a template literal prints it (`${v}`).
-fn template(v: Option<&Value<'_>>) -> String {
+pub(crate) fn template(v: Option<&Value<'_>>) -> String {
     match v {
         None => "undefined".into(),
         Some(Value::Null) => "null".into(),

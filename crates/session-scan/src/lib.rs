@@ -6,6 +6,7 @@ pub mod manifest;
 mod mmap;
 pub mod read;
 pub mod report;
+pub mod usage;
 
 pub use read::{FileBytes, ReadStrategy, expand_paths, read_file, read_file_into};
 

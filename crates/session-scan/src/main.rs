@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod list_cmd;
+mod usage_cmd;
 use rayon::prelude::*;
 use session_core::json::{JsStr, Object, Value, write_json};
 use session_scan::report;
@@ -32,6 +33,8 @@ enum Command {
     Context(ContextArgs),
     /// List sessions as Pi's session picker does (listAll() / list()).
     List(list_cmd::ListArgs),
+    /// Tokens and cost by day, week, month, session, project or model; fork copies counted once.
+    Usage(usage_cmd::UsageArgs),
 }
 
 #[derive(clap::Args)]
@@ -87,8 +90,13 @@ fn main() -> ExitCode {
         eprintln!("session-scan: {e}");
         return ExitCode::from(2);
     }
-    if let Command::List(a) = &cli.command {
-        return match list_cmd::run(a) {
+    let own_command = match &cli.command {
+        Command::List(a) => Some(list_cmd::run(a)),
+        Command::Usage(a) => Some(usage_cmd::run(a)),
+        _ => None,
+    };
+    if let Some(result) = own_command {
+        return match result {
             Ok(false) => ExitCode::SUCCESS,
             Ok(true) => ExitCode::from(1),
             Err(e) => {
@@ -101,7 +109,7 @@ fn main() -> ExitCode {
         Command::Tree(a) => (a, Which::Tree),
         Command::Stats(a) => (a, Which::Stats),
         Command::Context(c) => (&c.files, Which::Context(c)),
-        Command::List(_) => return ExitCode::from(2),
+        Command::List(_) | Command::Usage(_) => return ExitCode::from(2),
     };
     let paths = expand_paths(&args.files);
     let outcomes: Vec<Outcome> =

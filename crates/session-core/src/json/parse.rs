@@ -303,3 +303,15 @@ mod tests {
         }
     }
 }
+#[cfg(test)]
+mod precision {
+    #[test]
+    fn doubles_are_correctly_rounded() {
+        // JSON.parse rounds to the nearest double; so must we (these come from Pi's own files).
+        let arena = bumpalo::Bump::new();
+        for t in ["0.011935649999999999", "0.00023939999999999996", "1.7976931348623157e308", "0.1", "5e-324"] {
+            let v = super::parse_value(t.as_bytes(), &arena).unwrap();
+            assert_eq!(v, crate::json::Value::Number(t.parse().unwrap()), "{t}");
+        }
+    }
+}

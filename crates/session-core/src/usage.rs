@@ -1,0 +1,337 @@
+//! Usage events of one file for analytics: every usage Pi 1.6 counts in its session totals
+//! (§10), each with its time, source, model key and a content identity that finds the same
+//! usage copied into forks and clones. Read with the validating scan; only usage objects are
+//! parsed.
+
+use std::hash::{BuildHasher, Hash, Hasher};
+
+use bumpalo::Bump;
+use smallvec::SmallVec;
+
+use crate::field::Field;
+use crate::json::{self, Scanned, Span, Value, scan::SpanKind};
+use crate::lines::{LineRule, Lines, is_blank};
+use crate::session::{Diagnostic, LoadError, top_is_falsy};
+use crate::stats::UsageTotals;
+
+/// Where a usage was recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Source {
+    /// An assistant message's `usage`.
+    Assistant,
+    /// A `usage` entry (cache warming, titles, extensions…).
+    UsageEntry,
+    /// A tool result's `usage` (sub-agents, paid tools).
+    ToolResult,
+    /// A compaction's summariser usage.
+    Compaction,
+    /// A branch summary's summariser usage.
+    BranchSummary,
+}
+
+impl Source {
+    /// The name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Assistant => "assistant",
+            Source::UsageEntry => "usage",
+            Source::ToolResult => "toolResult",
+            Source::Compaction => "compaction",
+            Source::BranchSummary => "branch_summary",
+        }
+    }
+}
+
+/// One usage as Pi counts it.
+#[derive(Debug, Clone)]
+pub struct UsageEvent {
+    /// The entry's time in ms (its `timestamp`, else the message's), `NaN` if neither parses.
+    pub time_ms: f64,
+    /// Where it was recorded.
+    pub source: Source,
+    /// The breakdown key: `provider/model` (assistants: `responseModel ?? model`), or
+    /// `Tools/summaries` for tool results and summaries, as `getUsageCostBreakdown` keys it.
+    pub model: String,
+    /// Token and cost amounts.
+    pub amounts: UsageTotals,
+    /// Identity of the usage's content (entry timestamp, source, usage object): equal for a
+    /// copy of the same entry in a fork or clone.
+    pub identity: u64,
+}
+
+/// One message, for activity counts.
+#[derive(Debug, Clone)]
+pub struct MessageEvent {
+    /// The entry's time in ms.
+    pub time_ms: f64,
+    /// `message.role` (empty when not a string).
+    pub role: String,
+    /// Names of the assistant's tool calls.
+    pub tool_calls: SmallVec<[String; 2]>,
+    /// A tool result with `isError: true`.
+    pub tool_error: bool,
+    /// Identity, as for usage.
+    pub identity: u64,
+}
+
+/// The usage and activity of one session file.
+#[derive(Debug, Clone, Default)]
+pub struct FileUsage {
+    /// The header's `id`.
+    pub session_id: String,
+    /// The header's `cwd` (`""` when not a string).
+    pub cwd: String,
+    /// The header's `parentSession`, when a string.
+    pub parent_session: Option<String>,
+    /// The header's time in ms.
+    pub created_ms: f64,
+    /// Every usage, in file order.
+    pub events: Vec<UsageEvent>,
+    /// Every message.
+    pub messages: Vec<MessageEvent>,
+    /// Where Pi would throw (a missing usage), with what we did.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+fn hasher() -> ahash::RandomState {
+    ahash::RandomState::with_seeds(0x5e55_1011, 0x0f_a11, 0xc0_57, 0x70_7a1)
+}
+
+fn identity(parts: &[&[u8]]) -> u64 {
+    let mut h = hasher().build_hasher();
+    for p in parts {
+        p.hash(&mut h);
+    }
+    h.finish()
+}
+
+/// Reads the usage events and messages of one file, with the loader's rules (the header must be
+/// the first parsed record, malformed and falsy lines are skipped).
+pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
+    if bytes.is_empty() {
+        return Err(LoadError::Empty);
+    }
+    let mut out = FileUsage::default();
+    let mut header_seen = false;
+    let mut arena = Bump::new();
+    for line in Lines::new(bytes, LineRule::Newline) {
+        if is_blank(line.bytes) {
+            continue;
+        }
+        let Ok(sc) = json::scan_line(line.bytes) else { continue };
+        if top_is_falsy(line.bytes, &sc) {
+            continue;
+        }
+        let b = line.bytes;
+        let f = |k: &str| Field::from_span(b, sc.field(b, k));
+        let ty = if sc.is_object() { f("type") } else { Field::Absent };
+        if !header_seen {
+            let Field::Str(id) = f("id") else {
+                return Err(LoadError::NotASession {
+                    line: Some(line.number),
+                    offset: Some(line.offset),
+                    reason: "the first parsed record is not a session header with a string id".into(),
+                });
+            };
+            if !ty.is("session") {
+                return Err(LoadError::NotASession {
+                    line: Some(line.number),
+                    offset: Some(line.offset),
+                    reason: "the first parsed record is not a session header".into(),
+                });
+            }
+            header_seen = true;
+            out.session_id = id.to_str_lossy().into_owned();
+            out.cwd = f("cwd").as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_default();
+            out.parent_session = f("parentSession").as_str().map(|s| s.to_str_lossy().into_owned());
+            out.created_ms = f("timestamp").time_value();
+            continue;
+        }
+        if sc.escaped_keys {
+            // Rare: keys written with escapes; the slow path reads them from the full value.
+            arena.reset();
+            if let Ok(v) = json::parse_value(b, &arena) {
+                slow_line(&v, line.number, line.offset, &mut out);
+            }
+            continue;
+        }
+        let ts_raw = sc.field(b, "timestamp").map_or(&b[..0], |s| &b[s.start as usize..s.end as usize]);
+        let time = f("timestamp").time_value();
+        let add = |source: Source, model: String, span: Span, arena: &mut Bump, out: &mut FileUsage| {
+            arena.reset();
+            let raw = &b[span.start as usize..span.end as usize];
+            let usage = json::parse_value(raw, arena).unwrap_or(Value::Null);
+            let mut amounts = UsageTotals::default();
+            if amounts.add(&usage).is_none() {
+                out.diagnostics.push(Diagnostic {
+                    line: line.number,
+                    offset: line.offset,
+                    message: format!("{} usage without a cost object (Pi 1.6 throws here): skipped", source.name()),
+                });
+                return;
+            }
+            let id = identity(&[ts_raw, source.name().as_bytes(), raw]);
+            out.events.push(UsageEvent { time_ms: time, source, model, amounts, identity: id });
+        };
+        match ty.as_str().map(|t| t.as_bytes()) {
+            Some(b"usage") => match sc.field(b, "usage") {
+                Some(span) => {
+                    let model = format!("{}/{}", template(&f("provider")), template(&f("model")));
+                    add(Source::UsageEntry, model, span, &mut arena, &mut out);
+                }
+                None => out.diagnostics.push(Diagnostic {
+                    line: line.number,
+                    offset: line.offset,
+                    message: "usage entry without usage (Pi 1.6 throws here): skipped".into(),
+                }),
+            },
+            Some(t @ (b"compaction" | b"branch_summary")) => {
+                if let Some(span) = sc.field(b, "usage").filter(|s| truthy(b, *s)) {
+                    let source = if t == b"compaction" { Source::Compaction } else { Source::BranchSummary };
+                    add(source, "Tools/summaries".into(), span, &mut arena, &mut out);
+                }
+            }
+            Some(b"message") => {
+                let message_kind = sc.field(b, "message").map(|s| s.kind);
+                let mf = |k: &str| Field::from_span(b, sc.message_field(b, k));
+                let role = if message_kind == Some(SpanKind::Object) { mf("role") } else { Field::Absent };
+                let role_name = role.as_str().map(|r| r.to_str_lossy().into_owned()).unwrap_or_default();
+                let message_time = if time.is_nan() { mf("timestamp").time_value() } else { time };
+                let mut event = MessageEvent {
+                    time_ms: message_time,
+                    role: role_name.clone(),
+                    tool_calls: SmallVec::new(),
+                    tool_error: false,
+                    identity: identity(&[ts_raw, b"message", role_name.as_bytes(), mf_raw(b, &sc, "timestamp")]),
+                };
+                match role_name.as_str() {
+                    "assistant" => {
+                        if let Some(c) = sc.message_field(b, "content").filter(|s| s.kind == SpanKind::Array) {
+                            event.tool_calls = tool_call_names(&b[c.start as usize..c.end as usize]);
+                        }
+                        let model_field = match mf("responseModel") {
+                            Field::Absent | Field::Null => mf("model"),
+                            m => m,
+                        };
+                        let model = format!("{}/{}", template(&mf("provider")), template(&model_field));
+                        match sc.message_field(b, "usage") {
+                            Some(span) => add(Source::Assistant, model, span, &mut arena, &mut out),
+                            None => out.diagnostics.push(Diagnostic {
+                                line: line.number,
+                                offset: line.offset,
+                                message: "assistant message without usage (Pi 1.6 throws here): skipped".into(),
+                            }),
+                        }
+                    }
+                    "toolResult" => {
+                        event.tool_error = mf("isError") == Field::Raw(std::borrow::Cow::Borrowed(b"true"));
+                        if let Some(span) = sc.message_field(b, "usage").filter(|s| truthy(b, *s)) {
+                            add(Source::ToolResult, "Tools/summaries".into(), span, &mut arena, &mut out);
+                        }
+                    }
+                    _ => {}
+                }
+                out.messages.push(event);
+            }
+            _ => {}
+        }
+    }
+    if !header_seen {
+        return Err(LoadError::NotASession { line: None, offset: None, reason: "no line parses as JSON".into() });
+    }
+    Ok(out)
+}
+
+fn mf_raw<'b>(b: &'b [u8], sc: &Scanned, key: &str) -> &'b [u8] {
+    sc.message_field(b, key).map_or(&b[..0], |s| &b[s.start as usize..s.end as usize])
+}
+
+/// JavaScript truthiness of a raw value span.
+fn truthy(b: &[u8], s: Span) -> bool {
+    Field::from_span(b, Some(s)).is_truthy()
+}
+
+/// A field as a template literal prints it (`${v}`).
+fn template(f: &Field<'_>) -> String {
+    crate::stats::template(f.to_value().as_ref())
+}
+
+/// Names of `toolCall` blocks in an assistant's content (raw, validated JSON array).
+fn tool_call_names(a: &[u8]) -> SmallVec<[String; 2]> {
+    let mut names = SmallVec::new();
+    let arena = Bump::new();
+    // Tool calls are rare next to the bytes of text and thinking: look only if there is one.
+    if memchr::memmem::find(a, b"\"toolCall\"").is_none() {
+        return names;
+    }
+    if let Ok(Value::Array(blocks)) = json::parse_value(a, &arena) {
+        for block in &blocks {
+            if block.get("type").and_then(Value::as_str).is_some_and(|t| *t == "toolCall") {
+                names.push(
+                    block
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .map(|n| n.to_str_lossy().into_owned())
+                        .unwrap_or_default(),
+                );
+            }
+        }
+    }
+    names
+}
+
+/// Lines whose keys hold escapes: the same reading from the full value.
+fn slow_line(v: &Value<'_>, line: u64, offset: u64, out: &mut FileUsage) {
+    let f = |k: &str| Field::from_value(v.get(k));
+    let time = f("timestamp").time_value();
+    let ts = json::to_json(v.get("timestamp").unwrap_or(&Value::Null));
+    let push = |source: Source, model: String, usage: &Value<'_>, out: &mut FileUsage| {
+        let mut amounts = UsageTotals::default();
+        if amounts.add(usage).is_none() {
+            out.diagnostics.push(Diagnostic {
+                line,
+                offset,
+                message: format!("{} usage without cost: skipped", source.name()),
+            });
+            return;
+        }
+        let id = identity(&[ts.as_bytes(), source.name().as_bytes(), json::to_json(usage).as_bytes()]);
+        out.events.push(UsageEvent { time_ms: time, source, model, amounts, identity: id });
+    };
+    let ty = f("type");
+    let tpl = |v: Option<&Value<'_>>| crate::stats::template(v);
+    if ty.is("usage") {
+        if let Some(u) = v.get("usage") {
+            push(Source::UsageEntry, format!("{}/{}", tpl(v.get("provider")), tpl(v.get("model"))), u, out);
+        }
+    } else if ty.is("compaction") || ty.is("branch_summary") {
+        if let Some(u) = v.get("usage").filter(|u| u.is_truthy()) {
+            let source = if ty.is("compaction") { Source::Compaction } else { Source::BranchSummary };
+            push(source, "Tools/summaries".into(), u, out);
+        }
+    } else if ty.is("message")
+        && let Some(m) = v.get("message").filter(|m| m.as_object().is_some())
+    {
+        let role = m.get("role").and_then(Value::as_str).map(|r| r.to_str_lossy().into_owned()).unwrap_or_default();
+        if role == "assistant"
+            && let Some(u) = m.get("usage")
+        {
+            let model = match m.get("responseModel") {
+                None | Some(Value::Null) => m.get("model"),
+                some => some,
+            };
+            push(Source::Assistant, format!("{}/{}", tpl(m.get("provider")), tpl(model)), u, out);
+        } else if role == "toolResult"
+            && let Some(u) = m.get("usage").filter(|u| u.is_truthy())
+        {
+            push(Source::ToolResult, "Tools/summaries".into(), u, out);
+        }
+        out.messages.push(MessageEvent {
+            time_ms: time,
+            role,
+            tool_calls: SmallVec::new(),
+            tool_error: m.get("isError") == Some(&Value::Bool(true)),
+            identity: identity(&[ts.as_bytes(), b"message"]),
+        });
+    }
+}

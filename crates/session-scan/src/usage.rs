@@ -1,0 +1,360 @@
+//! Usage and cost reports over whole stores: periods, projects, models and sessions, with usage
+//! copied into forks and clones counted once (see `session_core::usage`).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use session_core::stats::UsageTotals;
+use session_core::usage::{FileUsage, Source, file_usage};
+
+/// How rows are grouped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    /// Calendar day in the chosen time zone (`YYYY-MM-DD`).
+    Daily,
+    /// ISO week, named by its Monday (`YYYY-MM-DD`).
+    Weekly,
+    /// Calendar month (`YYYY-MM`).
+    Monthly,
+    /// One row per session file.
+    Session,
+    /// One row per project (the header's `cwd`).
+    Project,
+    /// One row per `provider/model` key.
+    Model,
+}
+
+impl Group {
+    /// The report's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::Daily => "daily",
+            Group::Weekly => "weekly",
+            Group::Monthly => "monthly",
+            Group::Session => "session",
+            Group::Project => "project",
+            Group::Model => "model",
+        }
+    }
+}
+
+/// Report options.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Row grouping.
+    pub group: Group,
+    /// Sub-rows by model inside each group.
+    pub breakdown: bool,
+    /// Sub-rows by source.
+    pub by_source: bool,
+    /// First day included (in `tz`).
+    pub since: Option<jiff::civil::Date>,
+    /// Last day included (in `tz`).
+    pub until: Option<jiff::civil::Date>,
+    /// Time zone for days, weeks and months.
+    pub tz: jiff::tz::TimeZone,
+}
+
+/// Summed amounts of one row.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Amounts {
+    /// Token and cost sums.
+    pub usage: UsageTotals,
+    /// Usage events counted.
+    pub events: u64,
+}
+
+impl Amounts {
+    fn add(&mut self, u: &UsageTotals) {
+        self.usage.input += u.input;
+        self.usage.output += u.output;
+        self.usage.cache_read += u.cache_read;
+        self.usage.cache_write += u.cache_write;
+        self.usage.cost += u.cost;
+        self.events += 1;
+    }
+    fn merge(&mut self, o: &Amounts) {
+        self.usage.input += o.usage.input;
+        self.usage.output += o.usage.output;
+        self.usage.cache_read += o.usage.cache_read;
+        self.usage.cache_write += o.usage.cache_write;
+        self.usage.cost += o.usage.cost;
+        self.events += o.events;
+    }
+}
+
+/// A row key: the group, then the optional model and source.
+pub type RowKey = (String, Option<String>, Option<Source>);
+
+/// Activity across the store (unique messages).
+#[derive(Debug, Clone, Default)]
+pub struct Activity {
+    /// Sessions read.
+    pub sessions: u64,
+    /// Days with at least one message, in the report's zone.
+    pub active_days: u64,
+    /// Messages by role.
+    pub messages: BTreeMap<String, u64>,
+    /// Tool calls by tool name.
+    pub tool_calls: BTreeMap<String, u64>,
+    /// Tool results with `isError`.
+    pub tool_errors: u64,
+}
+
+/// A session row's extras (`usage session`): its own totals agree with `session-scan stats`;
+/// `copied` is what an earlier session of its family already counted.
+#[derive(Debug, Clone, Default)]
+pub struct SessionExtra {
+    /// The file.
+    pub path: String,
+    /// The header's cwd.
+    pub cwd: String,
+    /// The parent session, when a fork or clone.
+    pub parent: Option<String>,
+    /// Amounts also found in an earlier session.
+    pub copied: Amounts,
+}
+
+/// The report.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Rows by key.
+    pub rows: BTreeMap<RowKey, Amounts>,
+    /// Session extras, for `usage session`.
+    pub sessions: HashMap<String, SessionExtra>,
+    /// Everything counted once.
+    pub totals: Amounts,
+    /// Copies found in forks and clones and not counted again.
+    pub duplicates: Amounts,
+    /// Activity.
+    pub activity: Activity,
+    /// Files that could not be read, with why.
+    pub errors: Vec<(PathBuf, String)>,
+}
+
+/// The first line of a file: enough to know its family (`parentSession`).
+fn header_parent(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut buf = vec![0; 64 << 10];
+    let n = f.read(&mut buf).ok()?;
+    buf.truncate(n);
+    for line in session_core::lines::Lines::new(&buf, session_core::lines::LineRule::Newline) {
+        if session_core::lines::is_blank(line.bytes) {
+            continue;
+        }
+        let arena = bumpalo::Bump::new();
+        let v = session_core::json::parse_value(line.bytes, &arena).ok()?;
+        return v.get("parentSession").and_then(|p| p.as_str()).map(|p| p.to_str_lossy().into_owned());
+    }
+    None
+}
+
+fn basename(p: &str) -> String {
+    p.rsplit(['/', '\\']).next().unwrap_or(p).to_string()
+}
+
+struct Partial {
+    rows: BTreeMap<RowKey, Amounts>,
+    duplicates: Amounts,
+    family: Vec<(PathBuf, FileUsage)>,
+    sessions: HashMap<String, SessionExtra>,
+    activity: Activity,
+    days: HashSet<jiff::civil::Date>,
+    errors: Vec<(PathBuf, String)>,
+}
+
+impl Partial {
+    fn new() -> Self {
+        Partial {
+            rows: BTreeMap::new(),
+            duplicates: Amounts::default(),
+            family: Vec::new(),
+            sessions: HashMap::new(),
+            activity: Activity::default(),
+            days: HashSet::new(),
+            errors: Vec::new(),
+        }
+    }
+    fn merge(mut self, o: Partial) -> Partial {
+        for (k, v) in o.rows {
+            self.rows.entry(k).or_default().merge(&v);
+        }
+        self.family.extend(o.family);
+        self.duplicates.merge(&o.duplicates);
+        self.sessions.extend(o.sessions);
+        self.activity.sessions += o.activity.sessions;
+        for (k, v) in o.activity.messages {
+            *self.activity.messages.entry(k).or_default() += v;
+        }
+        for (k, v) in o.activity.tool_calls {
+            *self.activity.tool_calls.entry(k).or_default() += v;
+        }
+        self.activity.tool_errors += o.activity.tool_errors;
+        self.days.extend(o.days);
+        self.errors.extend(o.errors);
+        self
+    }
+}
+
+/// Reads `files` in parallel and builds the report; `progress` is told of each file read.
+pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) -> Report {
+    // Families: files that name a parent, and the files they name (by file name).
+    let parents: Vec<Option<String>> = files.par_iter().map(|p| header_parent(p)).collect();
+    let named: HashSet<String> = parents.iter().flatten().map(|p| basename(p)).collect();
+    let in_family: Vec<bool> = files
+        .iter()
+        .zip(&parents)
+        .map(|(f, p)| {
+            p.is_some() || named.contains(&f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+        })
+        .collect();
+    let partial = files
+        .par_iter()
+        .zip(in_family.par_iter())
+        .fold(Partial::new, |mut acc, (path, &family)| {
+            progress();
+            let bytes = match std::fs::read(path) {
+                Ok(b) => b,
+                Err(e) => {
+                    acc.errors.push((path.clone(), format!("cannot read: {e}")));
+                    return acc;
+                }
+            };
+            let usage = match file_usage(&bytes) {
+                Ok(u) => u,
+                Err(e) => {
+                    acc.errors.push((path.clone(), e.to_string()));
+                    return acc;
+                }
+            };
+            acc.activity.sessions += 1;
+            if family {
+                acc.family.push((path.clone(), usage));
+            } else {
+                count(opts, path, &usage, None, &mut acc);
+            }
+            acc
+        })
+        .reduce(Partial::new, Partial::merge);
+    let mut partial = partial;
+    // Family members oldest first: the first copy of a usage is the one counted.
+    let mut family = std::mem::take(&mut partial.family);
+    family.sort_by(|a, b| a.1.created_ms.total_cmp(&b.1.created_ms).then_with(|| a.0.cmp(&b.0)));
+    let mut seen: HashSet<u64> = HashSet::new();
+    for (path, usage) in &family {
+        count(opts, path, usage, Some(&mut seen), &mut partial);
+    }
+    let mut report = Report {
+        rows: partial.rows,
+        sessions: partial.sessions,
+        errors: partial.errors,
+        duplicates: partial.duplicates,
+        ..Report::default()
+    };
+    report.activity = partial.activity;
+    report.activity.active_days = partial.days.len() as u64;
+    for (k, v) in &report.rows {
+        if k.1.is_none() && k.2.is_none() {
+            report.totals.merge(v);
+        }
+    }
+    if opts.group == Group::Session {
+        // Session rows show each session's own totals; the total counts copies once.
+        let d = report.duplicates;
+        report.totals.usage.input -= d.usage.input;
+        report.totals.usage.output -= d.usage.output;
+        report.totals.usage.cache_read -= d.usage.cache_read;
+        report.totals.usage.cache_write -= d.usage.cache_write;
+        report.totals.usage.cost -= d.usage.cost;
+        report.totals.events -= d.events;
+    }
+    report
+}
+
+fn day(opts: &Options, ms: f64) -> Option<jiff::civil::Date> {
+    if !ms.is_finite() {
+        return None;
+    }
+    let ts = jiff::Timestamp::from_millisecond(ms as i64).ok()?;
+    Some(opts.tz.to_datetime(ts).date())
+}
+
+fn in_range(opts: &Options, d: Option<jiff::civil::Date>) -> bool {
+    match d {
+        Some(d) => opts.since.is_none_or(|s| d >= s) && opts.until.is_none_or(|u| d <= u),
+        None => opts.since.is_none() && opts.until.is_none(),
+    }
+}
+
+/// Adds one file's usage to `acc`; with `seen`, usage already counted is recorded as a copy.
+fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut HashSet<u64>>, acc: &mut Partial) {
+    let path_s = path.to_string_lossy().into_owned();
+    let mut extra = SessionExtra {
+        path: path_s.clone(),
+        cwd: usage.cwd.clone(),
+        parent: usage.parent_session.clone(),
+        copied: Amounts::default(),
+    };
+    for e in &usage.events {
+        let d = day(opts, e.time_ms);
+        if !in_range(opts, d) {
+            continue;
+        }
+        let copy = seen.as_deref_mut().is_some_and(|s| !s.insert(e.identity));
+        if copy {
+            extra.copied.add(&e.amounts);
+            if opts.group != Group::Session {
+                continue;
+            }
+        }
+        let group = match opts.group {
+            Group::Daily => d.map_or_else(|| "unknown".into(), |d| d.to_string()),
+            Group::Weekly => d.map_or_else(
+                || "unknown".into(),
+                |d| {
+                    let back = i64::from(d.weekday().to_monday_zero_offset());
+                    d.checked_sub(jiff::Span::new().days(back)).map_or_else(|_| d.to_string(), |m| m.to_string())
+                },
+            ),
+            Group::Monthly => d.map_or_else(|| "unknown".into(), |d| format!("{:04}-{:02}", d.year(), d.month())),
+            Group::Session => usage.session_id.clone(),
+            Group::Project => usage.cwd.clone(),
+            Group::Model => e.model.clone(),
+        };
+        let model = (opts.breakdown && opts.group != Group::Model).then(|| e.model.clone());
+        let source = opts.by_source.then_some(e.source);
+        acc.rows.entry((group.clone(), model.clone(), source)).or_default().add(&e.amounts);
+        if model.is_some() || source.is_some() {
+            acc.rows.entry((group, None, None)).or_default().add(&e.amounts);
+        }
+    }
+    for m in &usage.messages {
+        let d = day(opts, m.time_ms);
+        if !in_range(opts, d) {
+            continue;
+        }
+        if seen.as_deref_mut().is_some_and(|s| !s.insert(m.identity)) {
+            continue;
+        }
+        *acc.activity.messages.entry(if m.role.is_empty() { "(none)".into() } else { m.role.clone() }).or_default() +=
+            1;
+        for t in &m.tool_calls {
+            *acc.activity.tool_calls.entry(t.clone()).or_default() += 1;
+        }
+        acc.activity.tool_errors += u64::from(m.tool_error);
+        if let Some(d) = d {
+            acc.days.insert(d);
+        }
+    }
+    acc.duplicates.merge(&extra.copied);
+    if opts.group == Group::Session {
+        acc.sessions.insert(usage.session_id.clone(), extra);
+    }
+}
+
+/// Money as integer micro-dollars (rounded).
+pub fn micros(cost: f64) -> i64 {
+    (cost * 1e6).round() as i64
+}

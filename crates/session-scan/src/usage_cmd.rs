@@ -1,0 +1,347 @@
+//! `session-scan usage`: tokens and cost by day, week, month, session, project or model.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use session_core::json::{JsStr, Object, Value, write_json};
+use session_scan::usage::{self, Amounts, Group, Options, Report, RowKey, micros};
+
+/// The JSON schema's version: fields are only ever added.
+const SCHEMA_VERSION: f64 = 1.0;
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Kind {
+    Daily,
+    Weekly,
+    Monthly,
+    Session,
+    Project,
+    Model,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OrderArg {
+    Asc,
+    Desc,
+}
+
+#[derive(clap::Args)]
+pub struct UsageArgs {
+    /// How to group rows.
+    #[arg(value_enum)]
+    kind: Kind,
+    /// The sessions root or any folder of session files (default: Pi's sessions root).
+    root: Option<PathBuf>,
+    /// Rows by provider/model inside each group.
+    #[arg(long)]
+    breakdown: bool,
+    /// Rows by usage source (assistant, usage entries, tool results, summaries).
+    #[arg(long)]
+    by_source: bool,
+    /// First day, inclusive (YYYY-MM-DD or YYYYMMDD).
+    #[arg(long)]
+    since: Option<String>,
+    /// Last day, inclusive (YYYY-MM-DD or YYYYMMDD).
+    #[arg(long)]
+    until: Option<String>,
+    /// IANA time zone for days, weeks and months (default: the local zone).
+    #[arg(long)]
+    timezone: Option<String>,
+    /// Row order.
+    #[arg(long, value_enum, default_value_t = OrderArg::Asc)]
+    order: OrderArg,
+    /// JSON with a schemaVersion (see README).
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// CSV.
+    #[arg(long)]
+    csv: bool,
+}
+
+fn parse_day(s: &str) -> anyhow::Result<jiff::civil::Date> {
+    let iso = if s.len() == 8 && s.bytes().all(|b| b.is_ascii_digit()) {
+        format!("{}-{}-{}", &s[..4], &s[4..6], &s[6..])
+    } else {
+        s.to_string()
+    };
+    iso.parse().map_err(|e| anyhow::anyhow!("not a date {s:?} (YYYY-MM-DD or YYYYMMDD): {e}"))
+}
+
+pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
+    let group = match a.kind {
+        Kind::Daily => Group::Daily,
+        Kind::Weekly => Group::Weekly,
+        Kind::Monthly => Group::Monthly,
+        Kind::Session => Group::Session,
+        Kind::Project => Group::Project,
+        Kind::Model => Group::Model,
+    };
+    let tz = match &a.timezone {
+        Some(name) => jiff::tz::TimeZone::get(name).map_err(|e| anyhow::anyhow!("--timezone {name:?}: {e}"))?,
+        None => jiff::tz::TimeZone::system(),
+    };
+    let tz_name = a.timezone.clone().or_else(|| tz.iana_name().map(str::to_string)).unwrap_or_else(|| "local".into());
+    let opts = Options {
+        group,
+        breakdown: a.breakdown,
+        by_source: a.by_source,
+        since: a.since.as_deref().map(parse_day).transpose()?,
+        until: a.until.as_deref().map(parse_day).transpose()?,
+        tz,
+    };
+    let root = a.root.clone().unwrap_or_else(|| session_scan::list::default_root(false));
+    let files = session_scan::expand_paths(&[root]);
+    let done = AtomicUsize::new(0);
+    let finished = std::sync::atomic::AtomicBool::new(false);
+    let total = files.len();
+    let report = std::thread::scope(|s| {
+        let bar = s.spawn(|| progress_bar(total, &done, &finished));
+        let r = usage::build(&files, &opts, &|| {
+            done.fetch_add(1, Ordering::Relaxed);
+        });
+        finished.store(true, Ordering::Relaxed);
+        let _ = bar.join();
+        r
+    });
+    for (p, e) in &report.errors {
+        eprintln!("{}: {e}", p.display());
+    }
+    let mut keys: Vec<&RowKey> = report.rows.keys().collect();
+    if a.order == OrderArg::Desc {
+        // Groups newest (or largest key) first; sub-rows stay under their group.
+        keys.sort_by(|x, y| y.0.cmp(&x.0).then_with(|| (&x.1, &x.2).cmp(&(&y.1, &y.2))));
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let text = if a.json {
+        let mut buf = Vec::new();
+        write_json(&json_report(&report, &keys, group, &opts, &tz_name), &mut buf);
+        buf.push(b'\n');
+        buf
+    } else if a.csv {
+        csv(&report, &keys, group).into_bytes()
+    } else {
+        table(&report, &keys, group).into_bytes()
+    };
+    if let Err(e) = out.write_all(&text).and_then(|()| out.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(e.into());
+    }
+    Ok(!report.errors.is_empty())
+}
+
+/// A progress bar on stderr, only on a terminal and only once the scan has taken half a second.
+fn progress_bar(total: usize, done: &AtomicUsize, finished: &std::sync::atomic::AtomicBool) {
+    if !std::io::stderr().is_terminal() {
+        return;
+    }
+    let start = std::time::Instant::now();
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    while !finished.load(Ordering::Relaxed) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        if bar.is_none() && start.elapsed() > std::time::Duration::from_millis(500) {
+            let b = indicatif::ProgressBar::new(total as u64);
+            if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} sessions {elapsed}") {
+                b.set_style(style);
+            }
+            bar = Some(b);
+        }
+        if let Some(b) = &bar {
+            b.set_position(done.load(Ordering::Relaxed) as u64);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+}
+
+fn group_field(group: Group) -> &'static str {
+    match group {
+        Group::Daily | Group::Weekly | Group::Monthly => "period",
+        Group::Session => "session",
+        Group::Project => "project",
+        Group::Model => "model",
+    }
+}
+
+fn amounts_json(o: &mut Object<'static>, a: &Amounts) {
+    let u = &a.usage;
+    o.insert("inputTokens", Value::Number(u.input));
+    o.insert("outputTokens", Value::Number(u.output));
+    o.insert("cacheReadTokens", Value::Number(u.cache_read));
+    o.insert("cacheWriteTokens", Value::Number(u.cache_write));
+    o.insert("totalTokens", Value::Number(u.tokens()));
+    o.insert("cost", Value::Number(u.cost));
+    o.insert("costMicros", Value::Number(micros(u.cost) as f64));
+    o.insert("events", Value::Number(a.events as f64));
+}
+
+fn json_report(r: &Report, keys: &[&RowKey], group: Group, opts: &Options, tz: &str) -> Value<'static> {
+    let s = |v: String| Value::String(JsStr::owned(v));
+    let mut rows = Vec::new();
+    for k in keys {
+        let mut o = Object::new();
+        o.insert(group_field(group), s(k.0.clone()));
+        if let Some(m) = &k.1 {
+            o.insert("model", s(m.clone()));
+        }
+        if let Some(src) = k.2 {
+            o.insert("source", s(src.name().into()));
+        }
+        amounts_json(&mut o, &r.rows[*k]);
+        if group == Group::Session
+            && k.1.is_none()
+            && k.2.is_none()
+            && let Some(x) = r.sessions.get(&k.0)
+        {
+            o.insert("path", s(x.path.clone()));
+            o.insert("project", s(x.cwd.clone()));
+            o.insert("parentSession", x.parent.clone().map_or(Value::Null, s));
+            let mut c = Object::new();
+            amounts_json(&mut c, &x.copied);
+            o.insert("copied", Value::Object(c));
+        }
+        rows.push(Value::Object(o));
+    }
+    let mut totals = Object::new();
+    amounts_json(&mut totals, &r.totals);
+    let mut dup = Object::new();
+    amounts_json(&mut dup, &r.duplicates);
+    let act = &r.activity;
+    let counts = |m: &std::collections::BTreeMap<String, u64>| {
+        let mut o = Object::new();
+        for (k, v) in m {
+            o.insert(JsStr::owned(k.clone()), Value::Number(*v as f64));
+        }
+        Value::Object(o)
+    };
+    let mut activity = Object::new();
+    activity.insert("sessions", Value::Number(act.sessions as f64));
+    activity.insert("activeDays", Value::Number(act.active_days as f64));
+    activity.insert("messages", counts(&act.messages));
+    activity.insert("toolCalls", counts(&act.tool_calls));
+    activity.insert("toolErrors", Value::Number(act.tool_errors as f64));
+    let mut o = Object::new();
+    o.insert("schemaVersion", Value::Number(SCHEMA_VERSION));
+    o.insert("report", s(group.name().into()));
+    o.insert("timezone", s(tz.to_string()));
+    o.insert("since", opts.since.map_or(Value::Null, |d| s(d.to_string())));
+    o.insert("until", opts.until.map_or(Value::Null, |d| s(d.to_string())));
+    o.insert("rows", Value::Array(rows));
+    o.insert("totals", Value::Object(totals));
+    o.insert("duplicates", Value::Object(dup));
+    o.insert("activity", Value::Object(activity));
+    Value::Object(o)
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+fn csv(r: &Report, keys: &[&RowKey], group: Group) -> String {
+    let mut out = format!(
+        "{},model,source,inputTokens,outputTokens,cacheReadTokens,cacheWriteTokens,totalTokens,cost,costMicros,events\n",
+        group_field(group)
+    );
+    let line = |g: &str, m: &str, src: &str, a: &Amounts| {
+        let u = &a.usage;
+        format!(
+            "{},{},{},{},{},{},{},{},{},{},{}\n",
+            csv_field(g),
+            csv_field(m),
+            src,
+            u.input,
+            u.output,
+            u.cache_read,
+            u.cache_write,
+            u.tokens(),
+            u.cost,
+            micros(u.cost),
+            a.events
+        )
+    };
+    for k in keys {
+        out.push_str(&line(&k.0, k.1.as_deref().unwrap_or(""), k.2.map_or("", |s| s.name()), &r.rows[*k]));
+    }
+    out.push_str(&line("TOTAL", "", "", &r.totals));
+    out
+}
+
+fn human(n: f64) -> String {
+    let s = format!("{}", n.round() as i64);
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 && c != '-' {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn table(r: &Report, keys: &[&RowKey], group: Group) -> String {
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let (bold, dim, reset) = if color { ("\x1b[1m", "\x1b[2m", "\x1b[0m") } else { ("", "", "") };
+    let label = |k: &RowKey| match (&k.1, k.2) {
+        (None, None) => k.0.clone(),
+        (m, s) => format!(
+            "  └ {}{}",
+            m.clone().unwrap_or_default(),
+            s.map(|s| format!(" [{}]", s.name())).unwrap_or_default()
+        ),
+    };
+    let width = keys.iter().map(|k| label(k).chars().count()).max().unwrap_or(5).clamp(5, 60);
+    let mut out = format!(
+        "{bold}{:<width$}  {:>14} {:>12} {:>14} {:>12} {:>15} {:>12}{reset}\n",
+        group_field(group),
+        "input",
+        "output",
+        "cache read",
+        "cache write",
+        "total tokens",
+        "cost ($)"
+    );
+    let row = |name: &str, a: &Amounts, style: &str| {
+        let u = &a.usage;
+        format!(
+            "{style}{:<width$}  {:>14} {:>12} {:>14} {:>12} {:>15} {:>12.4}{reset}\n",
+            name,
+            human(u.input),
+            human(u.output),
+            human(u.cache_read),
+            human(u.cache_write),
+            human(u.tokens()),
+            u.cost
+        )
+    };
+    for k in keys {
+        let sub = k.1.is_some() || k.2.is_some();
+        out.push_str(&row(&label(k), &r.rows[*k], if sub { dim } else { "" }));
+    }
+    out.push_str(&row("TOTAL", &r.totals, bold));
+    let act = &r.activity;
+    let top_tools: Vec<String> = {
+        let mut v: Vec<(&String, &u64)> = act.tool_calls.iter().collect();
+        v.sort_by(|a, b| b.1.cmp(a.1));
+        v.iter().take(5).map(|(k, n)| format!("{k} {n}")).collect()
+    };
+    out.push_str(&format!(
+        "{dim}{} sessions, {} active days, {} messages ({} user, {} assistant), {} tool calls ({}), {} tool errors{}{reset}\n",
+        act.sessions,
+        act.active_days,
+        act.messages.values().sum::<u64>(),
+        act.messages.get("user").copied().unwrap_or(0),
+        act.messages.get("assistant").copied().unwrap_or(0),
+        act.tool_calls.values().sum::<u64>(),
+        top_tools.join(", "),
+        act.tool_errors,
+        if r.duplicates.events > 0 {
+            format!("; {} usage records copied into forks counted once (${:.4})", r.duplicates.events, r.duplicates.usage.cost)
+        } else {
+            String::new()
+        }
+    ));
+    out
+}

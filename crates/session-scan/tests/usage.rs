@@ -1,0 +1,105 @@
+//! Usage analytics: per-session totals agree with Pi 1.6's `getSessionStats()`, and usage copied
+//! into forks and clones is counted once.
+
+#![allow(clippy::unwrap_used)] // test inputs are made here; a panic is a failed test
+
+use std::path::{Path, PathBuf};
+
+use session_scan::usage::{Group, Options, build};
+
+fn corpora() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora")
+}
+
+fn opts(group: Group) -> Options {
+    Options { group, breakdown: false, by_source: false, since: None, until: None, tz: jiff::tz::TimeZone::UTC }
+}
+
+#[test]
+fn session_rows_equal_pi_session_stats() {
+    // §10: every usage source, every branch; the oracle's stats.mjs output is the reference.
+    for corpus in ["sample-16", "real"] {
+        let files = session_scan::expand_paths(&[corpora().join(corpus).join("sessions")]);
+        let report = build(&files, &opts(Group::Session), &|| {});
+        let golden = if corpus == "real" { "golden-stats.jsonl" } else { "stats.jsonl" };
+        let text = std::fs::read_to_string(corpora().join(corpus).join("expected").join(golden)).unwrap();
+        let mut checked = 0;
+        for line in text.lines() {
+            let g: serde_json::Value = serde_json::from_str(line).unwrap();
+            let id = g["sessionId"].as_str().unwrap();
+            let row = report.rows.iter().find(|(k, _)| k.0 == id && k.1.is_none() && k.2.is_none()).unwrap().1;
+            let s = &g["stats"];
+            assert_eq!(row.usage.cost, s["cost"].as_f64().unwrap(), "{id}");
+            assert_eq!(row.usage.input, s["tokens"]["input"].as_f64().unwrap(), "{id}");
+            assert_eq!(row.usage.output, s["tokens"]["output"].as_f64().unwrap(), "{id}");
+            assert_eq!(row.usage.cache_read, s["tokens"]["cacheRead"].as_f64().unwrap(), "{id}");
+            assert_eq!(row.usage.cache_write, s["tokens"]["cacheWrite"].as_f64().unwrap(), "{id}");
+            checked += 1;
+        }
+        assert!(checked >= 2, "{corpus}");
+    }
+}
+
+#[test]
+fn every_grouping_counts_the_same_unique_total() {
+    let files = session_scan::expand_paths(&[corpora().join("sample-16/sessions")]);
+    let daily = build(&files, &opts(Group::Daily), &|| {});
+    let sessions = build(&files, &opts(Group::Session), &|| {});
+    for g in [Group::Weekly, Group::Monthly, Group::Project, Group::Model] {
+        let r = build(&files, &opts(g), &|| {});
+        assert!((r.totals.usage.cost - daily.totals.usage.cost).abs() < 1e-9, "{g:?}");
+        assert_eq!(r.totals.events, daily.totals.events, "{g:?}");
+    }
+    // Session rows keep their own (Pi) totals; the total subtracts the copies.
+    let all_rows: f64 = sessions.rows.iter().filter(|(k, _)| k.1.is_none()).map(|(_, a)| a.usage.cost).sum();
+    assert!((all_rows - sessions.duplicates.usage.cost - daily.totals.usage.cost).abs() < 1e-9);
+    assert!(daily.duplicates.events > 0, "the sample corpus has forks with copied usage");
+}
+
+const HEADER: &str = r#"{"type":"session","version":3,"id":"P","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+
+fn assistant(id: &str, parent: &str, ts: &str, cost: f64, input: u32) -> String {
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"assistant","content":[{{"type":"text","text":"x"}}],"provider":"p","model":"m","usage":{{"input":{input},"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":{},"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":{cost}}}}},"stopReason":"stop","timestamp":1}}}}"#,
+        input + 1
+    )
+}
+
+#[test]
+fn forks_and_clones_are_counted_once() {
+    let dir = std::env::temp_dir().join(format!("session-scan-forks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("--w--")).unwrap();
+    let a1 = assistant("a1", "null", "2026-01-01T00:00:01.000Z", 1.0, 100);
+    let a2 = assistant("a2", "\"a1\"", "2026-01-01T00:00:02.000Z", 2.0, 200);
+    // The parent: two paid turns, one on a branch later abandoned (still spent).
+    let a3 = assistant("a3", "\"a1\"", "2026-01-01T00:00:03.000Z", 4.0, 400);
+    std::fs::write(dir.join("--w--/parent.jsonl"), format!("{HEADER}\n{a1}\n{a2}\n{a3}\n")).unwrap();
+    // A fork (forkFrom / createBranchedSession): the path copied with its ids, then a new turn.
+    let fork_header = HEADER
+        .replace(r#""id":"P""#, r#""id":"F""#)
+        .replace(r#""cwd":"/w"}"#, r#""cwd":"/w","parentSession":"/home/u/.pi/agent/sessions/--w--/parent.jsonl"}"#);
+    let f1 = assistant("f1", "\"a2\"", "2026-01-02T00:00:01.000Z", 8.0, 800);
+    std::fs::write(dir.join("--w--/fork.jsonl"), format!("{fork_header}\n{a1}\n{a2}\n{f1}\n")).unwrap();
+    // A clone whose ids were rewritten: same times and usage, found by content.
+    let clone_header = fork_header.replace(r#""id":"F""#, r#""id":"C""#);
+    let c1 = a1.replace(r#""id":"a1""#, r#""id":"c1""#);
+    std::fs::write(dir.join("--w--/clone.jsonl"), format!("{clone_header}\n{c1}\n")).unwrap();
+    let files = session_scan::expand_paths(std::slice::from_ref(&dir));
+    let daily = build(&files, &opts(Group::Daily), &|| {});
+    // Really spent: 1 + 2 + 4 (parent, both branches) + 8 (the fork's own turn).
+    assert_eq!(daily.totals.usage.cost, 15.0);
+    assert_eq!(daily.duplicates.usage.cost, 1.0 + 2.0 + 1.0);
+    assert_eq!(daily.totals.events, 4);
+    // Each session row still equals Pi's own session totals (`session-scan stats`).
+    let sessions = build(&files, &opts(Group::Session), &|| {});
+    for (id, path, cost) in [("P", "parent", 7.0), ("F", "fork", 11.0), ("C", "clone", 1.0)] {
+        let row = sessions.rows.iter().find(|(k, _)| k.0 == id && k.1.is_none()).unwrap().1;
+        assert_eq!(row.usage.cost, cost, "{id}");
+        let bytes = std::fs::read(dir.join(format!("--w--/{path}.jsonl"))).unwrap();
+        let stats = session_core::stats::session_totals(&session_core::Session::load(&bytes).unwrap());
+        assert_eq!(stats.stats.usage.cost, cost, "{id}");
+    }
+    assert_eq!(sessions.totals.usage.cost, 15.0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
