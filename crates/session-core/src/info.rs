@@ -202,15 +202,15 @@ fn content_text(line: &[u8], span: json::Span) -> Option<Option<Vec<u8>>> {
 fn blocks_text(a: &[u8]) -> Option<Option<Vec<u8>>> {
     let mut out = Vec::new();
     let mut first = true;
-    let mut i = ws(a, 1);
+    let mut i = json::raw::ws(a, 1);
     while let Some(&c) = a.get(i) {
         match c {
             b']' => break,
-            b',' => i = ws(a, i + 1),
+            b',' => i = json::raw::ws(a, i + 1),
             b'n' => return Some(None), // a `null` block: `block.type` throws
             b'{' => {
-                let (end, ty, text) = block_fields(a, i)?;
-                i = ws(a, end);
+                let (end, ty, text) = json::raw::block_fields(a, i, b"text")?;
+                i = json::raw::ws(a, end);
                 let is_text = ty.is_some_and(|(s, e)| &a[s..e] == b"text");
                 if !is_text {
                     continue;
@@ -230,100 +230,10 @@ fn blocks_text(a: &[u8]) -> Option<Option<Vec<u8>>> {
                     Some(_) => return None, // a number or object as text: let the full parse convert it
                 }
             }
-            _ => i = ws(a, skip_value(a, i)),
+            _ => i = json::raw::ws(a, json::raw::skip_value(a, i)),
         }
     }
     Some(Some(out))
-}
-
-/// The `type` (string contents) and `text` (raw value span and first byte) of one block object
-/// starting at `i`, last occurrence winning; `None` for escaped keys or an escaped `type`.
-#[allow(clippy::type_complexity)]
-fn block_fields(a: &[u8], mut i: usize) -> Option<(usize, Option<(usize, usize)>, Option<(usize, usize, u8)>)> {
-    let (mut ty, mut text) = (None, None);
-    i = ws(a, i + 1);
-    loop {
-        match a.get(i)? {
-            b'}' => return Some((i + 1, ty, text)),
-            b',' => i = ws(a, i + 1),
-            b'"' => {
-                let key_end = skip_string(a, i);
-                let key = &a[i + 1..key_end - 1];
-                if memchr::memchr(b'\\', key).is_some() {
-                    return None;
-                }
-                let v = ws(a, ws(a, key_end) + 1); // past the colon
-                let end = skip_value(a, v);
-                match key {
-                    b"type" => match a[v] {
-                        b'"' if memchr::memchr(b'\\', &a[v + 1..end - 1]).is_none() => ty = Some((v + 1, end - 1)),
-                        b'"' => return None,
-                        _ => ty = None,
-                    },
-                    b"text" => text = Some((v, end, a[v])),
-                    _ => {}
-                }
-                i = ws(a, end);
-            }
-            _ => return None,
-        }
-    }
-}
-
-fn ws(a: &[u8], mut i: usize) -> usize {
-    while matches!(a.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
-    }
-    i
-}
-
-/// Past the string opening at `i` (valid JSON: the first quote after an even run of backslashes).
-fn skip_string(a: &[u8], i: usize) -> usize {
-    let mut from = i + 1;
-    while let Some(j) = memchr::memchr(b'"', &a[from..]) {
-        let q = from + j;
-        if a[i + 1..q].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 0 {
-            return q + 1;
-        }
-        from = q + 1;
-    }
-    a.len()
-}
-
-/// Past the value starting at `i` (valid JSON).
-fn skip_value(a: &[u8], i: usize) -> usize {
-    match a.get(i) {
-        Some(b'"') => skip_string(a, i),
-        Some(b'{' | b'[') => {
-            let mut depth = 0usize;
-            let mut j = i;
-            while let Some(&c) = a.get(j) {
-                match c {
-                    b'"' => {
-                        j = skip_string(a, j);
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return j + 1;
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-            a.len()
-        }
-        _ => {
-            let mut j = i;
-            while !matches!(a.get(j), None | Some(b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r')) {
-                j += 1;
-            }
-            j
-        }
-    }
 }
 
 /// `new Date(t)` for a number: `NaN` outside ±8.64e15, else truncated.

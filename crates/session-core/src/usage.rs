@@ -258,23 +258,33 @@ fn template(f: &Field<'_>) -> String {
 
 /// Names of `toolCall` blocks in an assistant's content (raw, validated JSON array).
 fn tool_call_names(a: &[u8]) -> SmallVec<[String; 2]> {
+    use crate::json::raw::{block_fields, skip_value, ws};
     let mut names = SmallVec::new();
-    let arena = Bump::new();
     // Tool calls are rare next to the bytes of text and thinking: look only if there is one.
     if memchr::memmem::find(a, b"\"toolCall\"").is_none() {
         return names;
     }
-    if let Ok(Value::Array(blocks)) = json::parse_value(a, &arena) {
-        for block in &blocks {
-            if block.get("type").and_then(Value::as_str).is_some_and(|t| *t == "toolCall") {
-                names.push(
-                    block
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .map(|n| n.to_str_lossy().into_owned())
-                        .unwrap_or_default(),
-                );
+    let mut i = ws(a, 1);
+    while let Some(&c) = a.get(i) {
+        match c {
+            b']' => break,
+            b',' => i = ws(a, i + 1),
+            b'{' => {
+                let Some((end, ty, name)) = block_fields(a, i, b"name") else { return names };
+                i = ws(a, end);
+                if ty.is_some_and(|(s, e)| &a[s..e] == b"toolCall") {
+                    let name = match name {
+                        Some((s, e, b'"')) => {
+                            let raw = &a[s + 1..e - 1];
+                            let escaped = memchr::memchr(b'\\', raw).is_some();
+                            crate::field::decode_string(raw, escaped).to_str_lossy().into_owned()
+                        }
+                        _ => String::new(),
+                    };
+                    names.push(name);
+                }
             }
+            _ => i = ws(a, skip_value(a, i)),
         }
     }
     names

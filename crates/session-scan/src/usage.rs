@@ -213,30 +213,35 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
     let partial = files
         .par_iter()
         .zip(in_family.par_iter())
-        .fold(Partial::new, |mut acc, (path, &family)| {
-            progress();
-            let bytes = match std::fs::read(path) {
-                Ok(b) => b,
-                Err(e) => {
-                    acc.errors.push((path.clone(), format!("cannot read: {e}")));
-                    return acc;
+        .fold(
+            || (Partial::new(), Vec::new()),
+            |(mut acc, mut buf), (path, &family)| {
+                progress();
+                let map = match crate::read::read_file_into(path, crate::ReadStrategy::Auto, &mut buf) {
+                    Ok((map, _)) => map,
+                    Err(e) => {
+                        acc.errors.push((path.clone(), format!("cannot read: {e}")));
+                        return (acc, buf);
+                    }
+                };
+                let bytes: &[u8] = map.as_deref().unwrap_or(&buf);
+                let usage = match file_usage(bytes) {
+                    Ok(u) => u,
+                    Err(e) => {
+                        acc.errors.push((path.clone(), e.to_string()));
+                        return (acc, buf);
+                    }
+                };
+                acc.activity.sessions += 1;
+                if family {
+                    acc.family.push((path.clone(), usage));
+                } else {
+                    count(opts, path, &usage, None, &mut acc);
                 }
-            };
-            let usage = match file_usage(&bytes) {
-                Ok(u) => u,
-                Err(e) => {
-                    acc.errors.push((path.clone(), e.to_string()));
-                    return acc;
-                }
-            };
-            acc.activity.sessions += 1;
-            if family {
-                acc.family.push((path.clone(), usage));
-            } else {
-                count(opts, path, &usage, None, &mut acc);
-            }
-            acc
-        })
+                (acc, buf)
+            },
+        )
+        .map(|(acc, _)| acc)
         .reduce(Partial::new, Partial::merge);
     let mut partial = partial;
     // Family members oldest first: the first copy of a usage is the one counted.

@@ -103,3 +103,18 @@ fn forks_and_clones_are_counted_once() {
     assert_eq!(sessions.totals.usage.cost, 15.0);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn activity_counts_agree_with_session_stats() {
+    // Messages and tool calls per file, as getSessionStats counts them (§10).
+    for f in session_scan::expand_paths(&[corpora().join("sample-16/sessions"), corpora().join("real/sessions")]) {
+        let bytes = std::fs::read(&f).unwrap();
+        let u = session_core::usage::file_usage(&bytes).unwrap();
+        let s = session_core::stats::session_totals(&session_core::Session::load(&bytes).unwrap()).stats;
+        assert_eq!(u.messages.len() as u64, s.total_messages, "{}", f.display());
+        let calls: usize = u.messages.iter().map(|m| m.tool_calls.len()).sum();
+        assert_eq!(calls as u64, s.tool_calls, "{}", f.display());
+        let users = u.messages.iter().filter(|m| m.role == "user").count() as u64;
+        assert_eq!(users, s.user_messages, "{}", f.display());
+    }
+}

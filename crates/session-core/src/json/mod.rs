@@ -6,6 +6,7 @@
 //! that are array indices come first in ascending order, as JavaScript orders properties.
 
 mod parse;
+pub mod raw;
 pub mod scan;
 mod write;
 

@@ -1,0 +1,98 @@
+//! Walking raw JSON text that the scan has already validated: skipping values and reading a
+//! few fields of content blocks without building values.
+
+/// Walks one object starting at `i`: returns where it ends, the contents of its `type` string
+/// and the raw span and first byte of its `other` field, last occurrences winning; `None` for
+/// escaped keys or an escaped `type` (callers then take the full parse).
+#[allow(clippy::type_complexity)]
+pub fn block_fields(
+    a: &[u8],
+    mut i: usize,
+    other: &[u8],
+) -> Option<(usize, Option<(usize, usize)>, Option<(usize, usize, u8)>)> {
+    let (mut ty, mut text) = (None, None);
+    i = ws(a, i + 1);
+    loop {
+        match a.get(i)? {
+            b'}' => return Some((i + 1, ty, text)),
+            b',' => i = ws(a, i + 1),
+            b'"' => {
+                let key_end = skip_string(a, i);
+                let key = &a[i + 1..key_end - 1];
+                if memchr::memchr(b'\\', key).is_some() {
+                    return None;
+                }
+                let v = ws(a, ws(a, key_end) + 1); // past the colon
+                let end = skip_value(a, v);
+                if key == b"type" {
+                    match a[v] {
+                        b'"' if memchr::memchr(b'\\', &a[v + 1..end - 1]).is_none() => ty = Some((v + 1, end - 1)),
+                        b'"' => return None,
+                        _ => ty = None,
+                    }
+                } else if key == other {
+                    text = Some((v, end, a[v]));
+                }
+                i = ws(a, end);
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Past any JSON whitespace at `i`.
+pub fn ws(a: &[u8], mut i: usize) -> usize {
+    while matches!(a.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// Past the string opening at `i` (valid JSON: the first quote after an even run of backslashes).
+pub fn skip_string(a: &[u8], i: usize) -> usize {
+    let mut from = i + 1;
+    while let Some(j) = memchr::memchr(b'"', &a[from..]) {
+        let q = from + j;
+        if a[i + 1..q].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 0 {
+            return q + 1;
+        }
+        from = q + 1;
+    }
+    a.len()
+}
+
+/// Past the value starting at `i` (valid JSON).
+pub fn skip_value(a: &[u8], i: usize) -> usize {
+    match a.get(i) {
+        Some(b'"') => skip_string(a, i),
+        Some(b'{' | b'[') => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while let Some(&c) = a.get(j) {
+                match c {
+                    b'"' => {
+                        j = skip_string(a, j);
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return j + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            a.len()
+        }
+        _ => {
+            let mut j = i;
+            while !matches!(a.get(j), None | Some(b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r')) {
+                j += 1;
+            }
+            j
+        }
+    }
+}
