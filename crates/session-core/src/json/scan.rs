@@ -333,6 +333,19 @@ fn number(b: &[u8], mut i: usize) -> Result<usize, ScanError> {
     Ok(i)
 }
 
+/// Length of a JSON escape by the byte after its backslash: 2, 6 for `\\u`, 0 when invalid.
+const ESCAPE_LEN: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let simple = *b"\"\\/bfnrt";
+    let mut k = 0;
+    while k < simple.len() {
+        t[simple[k] as usize] = 2;
+        k += 1;
+    }
+    t[b'u' as usize] = 6;
+    t
+};
+
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
 
@@ -376,12 +389,13 @@ fn string(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
             b'"' => return Ok((i + 1, escaped)),
             b'\\' => {
                 escaped = true;
-                i += match b.get(i + 1) {
-                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => 2,
-                    Some(b'u') if b.get(i + 2..i + 6).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) => 6,
-                    Some(b'u') => return Err(ScanError { offset: i, reason: "invalid unicode escape" }),
+                let next = b.get(i + 1).copied().unwrap_or(0);
+                match ESCAPE_LEN[usize::from(next)] {
+                    2 => i += 2,
+                    6 if b.get(i + 2..i + 6).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) => i += 6,
+                    6 => return Err(ScanError { offset: i, reason: "invalid unicode escape" }),
                     _ => return Err(ScanError { offset: i, reason: "invalid escape" }),
-                };
+                }
             }
             0..=0x1f => return Err(ScanError { offset: i, reason: "control character in string" }),
             _ => i += 1,
