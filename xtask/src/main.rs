@@ -1,4 +1,8 @@
-//! Project chores: `cargo xtask manifest [--check]` writes or checks `corpora/manifest.json`.
+//! Project chores, run as `cargo xtask <task>`:
+//! - `manifest [--check]`: write or check `corpora/manifest.json`;
+//! - `corpus --size 1GiB --seed N --out DIR [--outliers K]`: generate a realistic store.
+
+mod corpus;
 
 use std::path::PathBuf;
 
@@ -8,12 +12,32 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().map(PathBuf::from).unwrap_or_default()
 }
 
+fn flag(args: &[String], name: &str) -> Option<String> {
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+}
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("manifest") => manifest(args.iter().any(|a| a == "--check")),
+        Some("corpus") => {
+            let spec = corpus::CorpusSpec {
+                size: corpus::parse_size(&flag(&args, "--size").unwrap_or_else(|| "1GiB".into()))?,
+                seed: flag(&args, "--seed").map_or(Ok(1), |s| s.parse()).context("--seed")?,
+                out: PathBuf::from(flag(&args, "--out").context("--out DIR is required")?),
+                outliers: flag(&args, "--outliers").map_or(Ok(0), |s| s.parse()).context("--outliers")?,
+            };
+            let t = std::time::Instant::now();
+            let (files, bytes) = corpus::generate(&spec)?;
+            println!(
+                "wrote {files} sessions, {bytes} bytes to {} in {:.1} s",
+                spec.out.display(),
+                t.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
         _ => {
-            eprintln!("usage: cargo xtask manifest [--check]");
+            eprintln!("usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K]");
             bail!("unknown task")
         }
     }
