@@ -138,7 +138,7 @@ fn text(r: &mut Rng, words: usize) -> String {
         if k > 0 {
             out.push(if r.chance(0.04) { '\n' } else { ' ' });
         }
-        out.push_str(*r.pick(WORDS));
+        out.push_str(r.pick(WORDS));
         if r.chance(0.01) {
             out.push_str(" \"quoted\"\t\\path\\x \u{1b}[31mred\u{1b}[0m");
         }
@@ -442,7 +442,7 @@ pub fn generate(spec: &CorpusSpec) -> anyhow::Result<(usize, u64)> {
     let mut sizes: Vec<u64> = Vec::new();
     let mut total = 0u64;
     // The largest: 80 MB in a store of 1 GiB or more, proportionally smaller otherwise.
-    let largest = (spec.size / 12).min(80_000_000).max(500_000);
+    let largest = (spec.size / 12).clamp(500_000, 80_000_000);
     sizes.push(largest);
     total += largest;
     for _ in 0..spec.outliers {
