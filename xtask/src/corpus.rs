@@ -138,7 +138,7 @@ fn text(r: &mut Rng, words: usize) -> String {
         if k > 0 {
             out.push(if r.chance(0.04) { '\n' } else { ' ' });
         }
-        let word: &str = r.pick(WORDS);
+        let word: &&str = r.pick(WORDS);
         out.push_str(word);
         if r.chance(0.01) {
             out.push_str(" \"quoted\"\t\\path\\x \u{1b}[31mred\u{1b}[0m");
