@@ -1,7 +1,10 @@
 //! Project chores, run as `cargo xtask <task>`:
 //! - `manifest [--check]`: write or check `corpora/manifest.json`;
-//! - `corpus --size 1GiB --seed N --out DIR [--outliers K]`: generate a realistic store.
+//! - `corpus --size 1GiB --seed N --out DIR [--outliers K]`: generate a realistic store;
+//! - `bench [--save NAME] [--compare NAME] [--wall]`: instruction counts against a baseline;
+//! - `bench-reference [--corpus DIR]`: Pi 1.6 and ccusage timed beside us.
 
+mod bench;
 mod corpus;
 
 use std::path::PathBuf;
@@ -36,8 +39,15 @@ fn main() -> anyhow::Result<()> {
             );
             Ok(())
         }
+        Some("bench") => {
+            bench::bench(flag(&args, "--save"), flag(&args, "--compare"), args.iter().any(|a| a == "--wall"))
+        }
+        Some("bench-reference") => bench::bench_reference(flag(&args, "--corpus").map(PathBuf::from)),
         _ => {
-            eprintln!("usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K]");
+            eprintln!(
+                "usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K] | \
+                 bench [--save NAME] [--compare NAME] [--wall] | bench-reference [--corpus DIR]"
+            );
             bail!("unknown task")
         }
     }

@@ -26,5 +26,26 @@ fn session_info(files: Vec<(std::path::PathBuf, Vec<u8>)>) -> u64 {
     black_box(infos_all(&files))
 }
 
-library_benchmark_group!(name = hot_paths; benchmarks = load, totals, session_info);
+#[library_benchmark]
+#[bench::edge(args = ("edge"), setup = corpus)]
+fn picker_info(files: Vec<(std::path::PathBuf, Vec<u8>)>) -> u64 {
+    black_box(picker_infos_all(&files))
+}
+
+#[library_benchmark]
+#[bench::edge(args = ("edge"), setup = corpus)]
+fn context(files: Vec<(std::path::PathBuf, Vec<u8>)>) -> usize {
+    black_box(contexts_all(&files))
+}
+
+#[library_benchmark]
+#[bench::edge(args = ("edge"), setup = corpus)]
+fn usage_events(files: Vec<(std::path::PathBuf, Vec<u8>)>) -> usize {
+    black_box(usage_events_all(&files))
+}
+
+library_benchmark_group!(
+    name = hot_paths;
+    benchmarks = load, totals, session_info, picker_info, context, usage_events
+);
 main!(library_benchmark_groups = hot_paths);

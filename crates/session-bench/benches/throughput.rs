@@ -16,6 +16,8 @@ fn paths(c: &mut Criterion) {
     g.bench_function("totals", |b| b.iter(|| totals_all(&files)));
     g.bench_function("session-info", |b| b.iter(|| infos_all(&files)));
     g.bench_function("context", |b| b.iter(|| contexts_all(&files)));
+    g.bench_function("session-info-picker", |b| b.iter(|| picker_infos_all(&files)));
+    g.bench_function("usage-events", |b| b.iter(|| usage_events_all(&files)));
     g.finish();
 }
 
@@ -47,5 +49,31 @@ fn big_session(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, paths, big_session);
+/// Whole-store passes as the CLI runs them (discovery, reads, all cores).
+fn store(c: &mut Criterion) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora/sample-16/sessions");
+    let files = corpus("sample-16");
+    let mut g = c.benchmark_group("store-sample-16");
+    g.throughput(Throughput::Bytes(total_bytes(&files)));
+    g.sample_size(20);
+    let scope = session_scan::list::Scope::All { root: root.clone() };
+    g.bench_function("list (full SessionInfo)", |b| {
+        b.iter(|| session_scan::list::read_infos(&session_scan::list::discover(&scope), true, false).len())
+    });
+    let paths = session_scan::expand_paths(std::slice::from_ref(&root));
+    let opts = session_scan::usage::Options {
+        group: session_scan::usage::Group::Daily,
+        breakdown: false,
+        by_source: false,
+        since: None,
+        until: None,
+        tz: jiff::tz::TimeZone::UTC,
+    };
+    g.bench_function("usage daily report", |b| {
+        b.iter(|| session_scan::usage::build(&paths, &opts, &|| {}).totals.events)
+    });
+    g.finish();
+}
+
+criterion_group!(benches, paths, big_session, store);
 criterion_main!(benches);

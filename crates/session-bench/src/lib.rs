@@ -74,6 +74,24 @@ pub fn contexts_all(files: &[(PathBuf, Vec<u8>)]) -> usize {
     out.len()
 }
 
+/// `SessionInfo` of every file in picker mode (no `allMessagesText`).
+pub fn picker_infos_all(files: &[(PathBuf, Vec<u8>)]) -> u64 {
+    files
+        .iter()
+        .filter_map(|(_, b)| session_core::info::session_info(b, 0.0, false).ok())
+        .map(|i| i.message_count)
+        .sum()
+}
+
+/// The usage events of every file (the analytics hot path).
+pub fn usage_events_all(files: &[(PathBuf, Vec<u8>)]) -> usize {
+    files
+        .iter()
+        .filter_map(|(_, b)| session_core::usage::file_usage(b).ok())
+        .map(|u| u.events.len() + u.messages.len())
+        .sum()
+}
+
 /// `SessionInfo` of every file.
 pub fn infos_all(files: &[(PathBuf, Vec<u8>)]) -> u64 {
     files.iter().filter_map(|(_, b)| session_core::info::session_info(b, 0.0, true).ok()).map(|i| i.message_count).sum()

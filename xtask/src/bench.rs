@@ -1,0 +1,229 @@
+//! `cargo xtask bench` (instruction counts against a baseline) and `cargo xtask bench-reference`
+//! (whole-process times of Pi 1.6 and ccusage beside ours, on one generated store).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+/// The runner must match the `iai-callgrind` library version in `session-bench`.
+const IAI_VERSION: &str = "0.16.1";
+/// A rise in instructions above this percentage fails `--compare`.
+pub const REGRESSION_THRESHOLD_PCT: f64 = 3.0;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().map(PathBuf::from).unwrap_or_default()
+}
+
+fn run(cmd: &mut Command) -> anyhow::Result<String> {
+    let out = cmd.output().with_context(|| format!("running {cmd:?}"))?;
+    if !out.status.success() {
+        bail!("{cmd:?} failed:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Installs the pinned runner under `target/` (a quick no-op once it is there); returns its
+/// `bin` folder.
+fn iai_runner() -> anyhow::Result<PathBuf> {
+    let prefix = root().join("target/iai-runner");
+    run(Command::new("cargo")
+        .args(["install", "--quiet", "--locked", "iai-callgrind-runner", "--version", IAI_VERSION, "--root"])
+        .arg(&prefix))?;
+    Ok(prefix.join("bin"))
+}
+
+/// Runs the instruction-count suite; returns instructions by benchmark.
+fn instructions() -> anyhow::Result<BTreeMap<String, u64>> {
+    let bin = iai_runner()?;
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let out = run(Command::new("cargo")
+        .args(["bench", "--quiet", "-p", "session-bench", "--bench", "instructions"])
+        .current_dir(root())
+        .env("PATH", path)
+        .env("IAI_CALLGRIND_COLOR", "never"))?;
+    let mut counts = BTreeMap::new();
+    let mut current = None;
+    for line in out.lines() {
+        if !line.starts_with(' ') && line.contains("::") {
+            current = Some(line.split_whitespace().next().unwrap_or(line).to_string());
+        } else if let (Some(name), Some(rest)) = (&current, line.trim().strip_prefix("Instructions:")) {
+            let n: u64 = rest.trim().split('|').next().unwrap_or("").trim().parse().context("instruction count")?;
+            counts.insert(name.clone(), n);
+        }
+    }
+    if counts.is_empty() {
+        bail!("no instruction counts in the benchmark output:\n{out}");
+    }
+    Ok(counts)
+}
+
+fn baseline_path(name: &str) -> (PathBuf, PathBuf) {
+    (
+        root().join(format!("target/xtask-bench/{name}.json")),
+        root().join(format!("crates/session-bench/baselines/{name}.json")),
+    )
+}
+
+fn to_json(counts: &BTreeMap<String, u64>) -> String {
+    let rows: Vec<String> = counts.iter().map(|(k, v)| format!("  {k:?}: {v}")).collect();
+    format!("{{\n{}\n}}\n", rows.join(",\n"))
+}
+
+fn from_json(text: &str) -> BTreeMap<String, u64> {
+    text.lines()
+        .filter_map(|l| {
+            let (k, v) = l.trim().trim_end_matches(',').split_once(": ")?;
+            Some((k.trim_matches('"').to_string(), v.parse().ok()?))
+        })
+        .collect()
+}
+
+/// `cargo xtask bench [--save NAME] [--compare NAME] [--wall]`.
+pub fn bench(save: Option<String>, compare: Option<String>, wall: bool) -> anyhow::Result<()> {
+    let counts = instructions()?;
+    let dir = root().join("target/xtask-bench");
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join("last.json"), to_json(&counts))?;
+    if let Some(name) = &save {
+        let (in_target, committed) = baseline_path(name);
+        std::fs::write(&in_target, to_json(&counts))?;
+        if let Some(parent) = committed.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&committed, to_json(&counts))?;
+        println!("saved baseline {name} ({} and {})", in_target.display(), committed.display());
+    }
+    let mut failed = Vec::new();
+    match &compare {
+        Some(name) => {
+            let (in_target, committed) = baseline_path(name);
+            let text = std::fs::read_to_string(&in_target)
+                .or_else(|_| std::fs::read_to_string(&committed))
+                .with_context(|| format!("no baseline {name}: run `cargo xtask bench --save {name}`"))?;
+            let base = from_json(&text);
+            println!("{:<48} {:>14} {:>14} {:>9}", "benchmark (instructions)", name, "now", "change");
+            for (k, now) in &counts {
+                match base.get(k) {
+                    Some(&b) => {
+                        let pct = (*now as f64 - b as f64) / b as f64 * 100.0;
+                        let mark = if pct > REGRESSION_THRESHOLD_PCT { "  REGRESSION" } else { "" };
+                        println!("{k:<48} {b:>14} {now:>14} {pct:>+8.2}%{mark}");
+                        if pct > REGRESSION_THRESHOLD_PCT {
+                            failed.push(k.clone());
+                        }
+                    }
+                    None => println!("{k:<48} {:>14} {now:>14} {:>9}", "-", "new"),
+                }
+            }
+        }
+        None => {
+            for (k, v) in &counts {
+                println!("{k:<48} {v:>14} instructions");
+            }
+        }
+    }
+    if wall {
+        let mut args = vec!["bench", "-p", "session-bench", "--bench", "throughput", "--"];
+        if let Some(n) = &save {
+            args.extend(["--save-baseline", n]);
+        }
+        if let Some(n) = &compare {
+            args.extend(["--baseline", n]);
+        }
+        let status = Command::new("cargo").args(&args).current_dir(root()).status()?;
+        if !status.success() {
+            bail!("criterion benchmarks failed");
+        }
+    }
+    if !failed.is_empty() {
+        bail!("instruction counts rose more than {REGRESSION_THRESHOLD_PCT}% in: {}", failed.join(", "));
+    }
+    Ok(())
+}
+
+fn best_of(n: usize, mut f: impl FnMut() -> anyhow::Result<()>) -> anyhow::Result<f64> {
+    let mut best = f64::INFINITY;
+    for _ in 0..n {
+        let t = std::time::Instant::now();
+        f()?;
+        best = best.min(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    Ok(best)
+}
+
+/// `cargo xtask bench-reference [--corpus DIR]`: times Pi 1.6 (Node) and ccusage beside our
+/// binary on one store, and prints the ratios.
+pub fn bench_reference(corpus: Option<PathBuf>) -> anyhow::Result<()> {
+    let target = root().join("target");
+    let corpus = match corpus {
+        Some(c) => c,
+        None => {
+            let c = target.join("bench-corpus-360MB-seed7");
+            if !c.exists() {
+                let spec = crate::corpus::CorpusSpec { size: 360_000_000, seed: 7, out: c.clone(), outliers: 0 };
+                crate::corpus::generate(&spec)?;
+            }
+            c
+        }
+    };
+    let npm_dir = target.join("reference");
+    let pi = npm_dir.join("node_modules/@earendil-works/pi-coding-agent");
+    let ccusage = npm_dir.join("node_modules/.bin/ccusage");
+    if !pi.exists() || !ccusage.exists() {
+        std::fs::create_dir_all(&npm_dir)?;
+        eprintln!("installing Pi 1.6.0 and ccusage 20.0.24 with npm into {}", npm_dir.display());
+        run(Command::new("npm").args(["install", "--no-save", "--prefix"]).arg(&npm_dir).args([
+            "@earendil-works/pi-coding-agent@1.6.0",
+            "ccusage@20.0.24",
+            "@ccusage/ccusage-linux-x64@20.0.24",
+        ]))?;
+    }
+    run(Command::new("cargo").args(["build", "--release", "-p", "session-scan"]).current_dir(root()))?;
+    let ours = target.join("release/session-scan");
+    let script = root().join("xtask/reference/time-pi.mjs");
+    let node_ms = |mode: &str| -> anyhow::Result<f64> {
+        let out = run(Command::new("node").arg(&script).arg(&pi).arg(&corpus).arg(mode))?;
+        let ms = out.split("\"ms\":").nth(1).and_then(|r| r.split([',', '}']).next()).context("time-pi output")?;
+        Ok(ms.trim().parse()?)
+    };
+    let quiet = |args: &[&str]| -> anyhow::Result<()> {
+        let out = Command::new(&ours).args(args).arg(&corpus).output()?;
+        if out.status.code().is_some_and(|c| c > 1) {
+            bail!("session-scan {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        Ok(())
+    };
+    let bytes: u64 = session_scan::expand_paths(std::slice::from_ref(&corpus))
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    println!("corpus {} ({:.0} MB)", corpus.display(), bytes as f64 / 1e6);
+    let pi_list = node_ms("list")?;
+    let pi_context = node_ms("context")?;
+    let cc = best_of(3, || {
+        run(Command::new(&ccusage)
+            .args(["pi", "daily", "--json", "--offline", "--timezone", "UTC", "--pi-path"])
+            .arg(&corpus))
+        .map(|_| ())
+    })?;
+    let list = best_of(3, || quiet(&["list", "--json"]))?;
+    let picker = best_of(3, || {
+        quiet(&["list", "--json", "--fields", "path,id,cwd,name,created,modified,messageCount,firstMessage"])
+    })?;
+    let context = best_of(3, || quiet(&["context", "--json"]))?;
+    let usage = best_of(3, || quiet(&["usage", "daily", "--json", "--timezone", "UTC"]))?;
+    println!("{:<34} {:>12} {:>12} {:>8}", "task", "reference ms", "ours ms", "ratio");
+    for (task, reference, ours_ms) in [
+        ("list, full (Pi listAll)", pi_list, list),
+        ("list, picker fields (Pi listAll)", pi_list, picker),
+        ("context, every file (Pi open+build)", pi_context, context),
+        ("usage daily (ccusage pi daily)", cc, usage),
+    ] {
+        println!("{task:<34} {reference:>12.0} {ours_ms:>12.0} {:>7.1}x", reference / ours_ms);
+    }
+    println!("(Pi times are in-process, best of 3; ccusage and ours are whole processes, best of 3)");
+    Ok(())
+}
