@@ -54,7 +54,7 @@ impl<'a> Message<'a> {
     /// Appends the message's JSON text.
     pub fn write_json(&self, out: &mut Vec<u8>) {
         match self {
-            Message::Stored(raw) => match std::str::from_utf8(raw) {
+            Message::Stored(raw) => match simdutf8::basic::from_utf8(raw) {
                 Ok(_) => out.extend_from_slice(raw),
                 // Node decodes invalid UTF-8 as U+FFFD; the scan put every such byte in a string.
                 Err(_) => out.extend_from_slice(String::from_utf8_lossy(raw).as_bytes()),

@@ -114,7 +114,7 @@ impl<'a> Field<'a> {
 
 /// Decodes a string's raw text (between the quotes) into WTF-8, borrowing when it needs no work.
 pub fn decode_string(raw: &[u8], escaped: bool) -> JsStr<'_> {
-    let valid = std::str::from_utf8(raw).is_ok();
+    let valid = simdutf8::basic::from_utf8(raw).is_ok();
     if !escaped && valid {
         return JsStr::borrowed(raw);
     }

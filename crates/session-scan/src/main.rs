@@ -112,22 +112,27 @@ fn main() -> ExitCode {
         Command::List(_) | Command::Usage(_) => return ExitCode::from(2),
     };
     let paths = expand_paths(&args.files);
-    let outcomes: Vec<Outcome> =
-        paths.par_iter().map_init(Vec::new, |buf, p| run_file(p, which, args.json, buf)).collect();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut failed = false;
-    for o in outcomes {
-        for line in &o.stderr {
-            eprintln!("{line}");
-        }
-        failed |= o.failed;
-        if let Err(e) = out.write_all(&o.stdout) {
-            if e.kind() == std::io::ErrorKind::BrokenPipe {
-                return ExitCode::SUCCESS;
+    // Files are read in parallel a batch at a time and printed in order, so that memory holds
+    // one batch of output, not the whole run's.
+    let batch = rayon::current_num_threads().max(1) * 8;
+    for chunk in paths.chunks(batch) {
+        let outcomes: Vec<Outcome> =
+            chunk.par_iter().map_init(Vec::new, |buf, p| run_file(p, which, args.json, buf)).collect();
+        for o in outcomes {
+            for line in &o.stderr {
+                eprintln!("{line}");
             }
-            eprintln!("session-scan: {e}");
-            return ExitCode::from(2);
+            failed |= o.failed;
+            if let Err(e) = out.write_all(&o.stdout) {
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    return ExitCode::SUCCESS;
+                }
+                eprintln!("session-scan: {e}");
+                return ExitCode::from(2);
+            }
         }
     }
     if out.flush().is_err() {

@@ -26,7 +26,10 @@ pub struct ParseError {
 
 /// Parses one line as `JSON.parse` would, borrowing strings from `arena`.
 pub fn parse_value<'b>(line: &[u8], arena: &'b Bump) -> Result<Value<'b>, ParseError> {
-    let text: Cow<'_, str> = String::from_utf8_lossy(line);
+    let text: Cow<'_, str> = match simdutf8::basic::from_utf8(line) {
+        Ok(t) => Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(line),
+    };
     let copy: &'b mut [u8] = arena.alloc_slice_copy(text.as_bytes());
     let fallback_input: &'b [u8] = arena.alloc_slice_copy(text.as_bytes());
     match simd_json::to_tape(copy) {
