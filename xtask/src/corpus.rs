@@ -24,6 +24,8 @@ pub struct CorpusSpec {
     pub out: PathBuf,
     /// Extra sessions of 100 MB or more.
     pub outliers: usize,
+    /// Median session size in bytes (real stores: about 105 KB).
+    pub median: u64,
 }
 
 struct Rng(ChaCha8Rng);
@@ -422,9 +424,9 @@ fn session(r: &mut Rng, target: u64, start_ms: i64, prefix: Option<(&[u8], &[Str
     (w.lines, w.ids)
 }
 
-/// Session sizes: lognormal (median 105 KB, sigma 1.5) with a heavy tail.
-fn draw_size(r: &mut Rng) -> u64 {
-    let mut size = (105_000f64.ln() + 1.5 * r.normal()).exp();
+/// Session sizes: lognormal (median 105 KB by default, sigma 1.5) with a heavy tail.
+fn draw_size(r: &mut Rng, median: u64) -> u64 {
+    let mut size = ((median as f64).ln() + 1.5 * r.normal()).exp();
     if r.chance(0.02) {
         size *= 2.0 + 10.0 * r.unit();
     }
@@ -443,14 +445,14 @@ pub fn generate(spec: &CorpusSpec) -> anyhow::Result<(usize, u64)> {
     let mut sizes: Vec<u64> = Vec::new();
     let mut total = 0u64;
     // The largest: 80 MB in a store of 1 GiB or more, proportionally smaller otherwise.
-    let largest = (spec.size / 12).clamp(500_000, 80_000_000);
+    let largest = (spec.size / 12).clamp(spec.median.min(500_000), 80_000_000);
     sizes.push(largest);
     total += largest;
     for _ in 0..spec.outliers {
         sizes.push(100_000_000 + r.below(20_000_000));
     }
     while total < spec.size {
-        let s = draw_size(&mut r).min(spec.size.saturating_sub(total).max(2_000));
+        let s = draw_size(&mut r, spec.median).min(spec.size.saturating_sub(total).max(2_000));
         sizes.push(s);
         total += s;
     }

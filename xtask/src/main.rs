@@ -1,6 +1,6 @@
 //! Project chores, run as `cargo xtask <task>`:
 //! - `manifest [--check]`: write or check `corpora/manifest.json`;
-//! - `corpus --size 1GiB --seed N --out DIR [--outliers K]`: generate a realistic store;
+//! - `corpus --size 1GiB --seed N --out DIR [--outliers K] [--median SIZE]`: generate a realistic store;
 //! - `bench [--save NAME] [--compare NAME] [--wall]`: instruction counts against a baseline;
 //! - `bench-reference [--corpus DIR]`: Pi 1.6 and ccusage timed beside us.
 
@@ -29,6 +29,7 @@ fn main() -> anyhow::Result<()> {
                 seed: flag(&args, "--seed").map_or(Ok(1), |s| s.parse()).context("--seed")?,
                 out: PathBuf::from(flag(&args, "--out").context("--out DIR is required")?),
                 outliers: flag(&args, "--outliers").map_or(Ok(0), |s| s.parse()).context("--outliers")?,
+                median: flag(&args, "--median").map_or(Ok(105_000), |s| corpus::parse_size(&s))?,
             };
             let t = std::time::Instant::now();
             let (files, bytes) = corpus::generate(&spec)?;

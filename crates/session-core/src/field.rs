@@ -70,6 +70,31 @@ impl<'a> Field<'a> {
         }
     }
 
+    /// JavaScript's `ToNumber` (`undefined` is `NaN`, `null` 0, strings trimmed and parsed;
+    /// objects and arrays `NaN`).
+    pub fn to_number(&self) -> f64 {
+        match self {
+            Field::Absent => f64::NAN,
+            Field::Null => 0.0,
+            Field::Str(s) => {
+                let t = crate::text::js_trim(s.as_bytes());
+                if t.is_empty() {
+                    0.0
+                } else {
+                    std::str::from_utf8(t).ok().and_then(|t| t.parse().ok()).unwrap_or(f64::NAN)
+                }
+            }
+            Field::Raw(raw) => match raw.first() {
+                Some(b't') => 1.0,
+                Some(b'f') => 0.0,
+                Some(b'-' | b'0'..=b'9') => {
+                    std::str::from_utf8(raw).ok().and_then(|t| t.parse().ok()).unwrap_or(f64::NAN)
+                }
+                _ => f64::NAN,
+            },
+        }
+    }
+
     /// The full value; `None` for `undefined`.
     pub fn to_value(&self) -> Option<Value<'a>> {
         match self {

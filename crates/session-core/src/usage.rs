@@ -157,19 +157,16 @@ pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
         }
         let ts_raw = sc.field(b, "timestamp").map_or(&b[..0], |s| &b[s.start as usize..s.end as usize]);
         let time = f("timestamp").time_value();
-        let add = |source: Source, model: String, span: Span, arena: &mut Bump, out: &mut FileUsage| {
-            arena.reset();
+        let add = |source: Source, model: String, span: Span, out: &mut FileUsage| {
             let raw = &b[span.start as usize..span.end as usize];
-            let usage = json::parse_value(raw, arena).unwrap_or(Value::Null);
-            let mut amounts = UsageTotals::default();
-            if amounts.add(&usage).is_none() {
+            let Some(amounts) = usage_amounts(raw, span.kind) else {
                 out.diagnostics.push(Diagnostic {
                     line: line.number,
                     offset: line.offset,
                     message: format!("{} usage without a cost object (Pi 1.6 throws here): skipped", source.name()),
                 });
                 return;
-            }
+            };
             let id = identity(&[ts_raw, source.name().as_bytes(), raw]);
             out.events.push(UsageEvent { time_ms: time, source, model, amounts, identity: id });
         };
@@ -177,7 +174,7 @@ pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
             Some(b"usage") => match sc.field(b, "usage") {
                 Some(span) => {
                     let model = format!("{}/{}", template(&f("provider")), template(&f("model")));
-                    add(Source::UsageEntry, model, span, &mut arena, &mut out);
+                    add(Source::UsageEntry, model, span, &mut out);
                 }
                 None => out.diagnostics.push(Diagnostic {
                     line: line.number,
@@ -188,7 +185,7 @@ pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
             Some(t @ (b"compaction" | b"branch_summary")) => {
                 if let Some(span) = sc.field(b, "usage").filter(|s| truthy(b, *s)) {
                     let source = if t == b"compaction" { Source::Compaction } else { Source::BranchSummary };
-                    add(source, "Tools/summaries".into(), span, &mut arena, &mut out);
+                    add(source, "Tools/summaries".into(), span, &mut out);
                 }
             }
             Some(b"message") => {
@@ -215,7 +212,7 @@ pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
                         };
                         let model = format!("{}/{}", template(&mf("provider")), template(&model_field));
                         match sc.message_field(b, "usage") {
-                            Some(span) => add(Source::Assistant, model, span, &mut arena, &mut out),
+                            Some(span) => add(Source::Assistant, model, span, &mut out),
                             None => out.diagnostics.push(Diagnostic {
                                 line: line.number,
                                 offset: line.offset,
@@ -226,7 +223,7 @@ pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
                     "toolResult" => {
                         event.tool_error = mf("isError") == Field::Raw(std::borrow::Cow::Borrowed(b"true"));
                         if let Some(span) = sc.message_field(b, "usage").filter(|s| truthy(b, *s)) {
-                            add(Source::ToolResult, "Tools/summaries".into(), span, &mut arena, &mut out);
+                            add(Source::ToolResult, "Tools/summaries".into(), span, &mut out);
                         }
                     }
                     _ => {}
@@ -240,6 +237,33 @@ pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
         return Err(LoadError::NotASession { line: None, offset: None, reason: "no line parses as JSON".into() });
     }
     Ok(out)
+}
+
+/// `addUsageToTotals` on a raw usage object, read with the scan: `None` where Pi throws (not an
+/// object, or `cost` missing or `null`).
+fn usage_amounts(raw: &[u8], kind: SpanKind) -> Option<UsageTotals> {
+    if kind != SpanKind::Object {
+        return None;
+    }
+    let sc = json::scan_line(raw).ok()?;
+    let f = |k: &str| Field::from_span(raw, sc.field(raw, k));
+    let cost = sc.field(raw, "cost")?;
+    let total = match cost.kind {
+        SpanKind::Null => return None,
+        SpanKind::Object => {
+            let c = &raw[cost.start as usize..cost.end as usize];
+            let csc = json::scan_line(c).ok()?;
+            Field::from_span(c, csc.field(c, "total")).to_number()
+        }
+        _ => f64::NAN,
+    };
+    Some(UsageTotals {
+        input: f("input").to_number(),
+        output: f("output").to_number(),
+        cache_read: f("cacheRead").to_number(),
+        cache_write: f("cacheWrite").to_number(),
+        cost: total,
+    })
 }
 
 fn mf_raw<'b>(b: &'b [u8], sc: &Scanned, key: &str) -> &'b [u8] {
