@@ -63,34 +63,78 @@ fn omitted(entry: Option<&Entry<'_>>, reason: impl Into<String>) -> Omitted {
 /// Computes `SessionInfo` from a file's bytes; `mtime_ms` is only used when no date is found.
 /// With `texts` false (picker mode), `all_messages_text` stays empty and message texts are read
 /// only until the first user text.
-pub fn session_info(bytes: &[u8], mtime_ms: f64, texts: bool) -> Result<SessionInfo<'_>, Omitted> {
-    let mut header: Option<(Entry<'_>, Value<'_>)> = None;
-    let mut name: Option<JsStr<'_>> = None;
-    let mut message_count = 0u64;
-    let mut last_activity: Option<f64> = None;
-    let mut first_message: Option<JsStr<'_>> = None;
-    let mut all_text: Vec<u8> = Vec::new();
-    let mut pushed_any = false;
-    let mut arena = Bump::new();
+pub fn session_info(bytes: &[u8], mtime_ms: f64, texts: bool) -> Result<SessionInfo<'static>, Omitted> {
+    let mut builder = InfoBuilder::new(texts);
     for line in Lines::new(bytes, LineRule::Readline) {
-        if is_blank(line.bytes) {
-            continue;
+        if !builder.line(line) {
+            break;
         }
-        let Ok(scanned) = json::scan_line(line.bytes) else { continue };
+    }
+    builder.finish(mtime_ms)
+}
+
+/// `SessionInfo` built a line at a time (lines split by `readline`'s rule), so that a caller can
+/// stream a file of any size through a small buffer.
+pub struct InfoBuilder {
+    texts: bool,
+    header: Option<(Field<'static>, Value<'static>)>,
+    name: Option<JsStr<'static>>,
+    message_count: u64,
+    last_activity: Option<f64>,
+    first_message: Option<JsStr<'static>>,
+    all_text: Vec<u8>,
+    pushed_any: bool,
+    omitted: Option<Omitted>,
+    arena: Bump,
+}
+
+impl InfoBuilder {
+    /// A builder; `texts` as for [`session_info`].
+    pub fn new(texts: bool) -> Self {
+        InfoBuilder {
+            texts,
+            header: None,
+            name: None,
+            message_count: 0,
+            last_activity: None,
+            first_message: None,
+            all_text: Vec::new(),
+            pushed_any: false,
+            omitted: None,
+            arena: Bump::new(),
+        }
+    }
+
+    /// Takes the next line; returns false once the outcome is decided (the file is left out).
+    pub fn line(&mut self, line: crate::lines::Line<'_>) -> bool {
+        match self.take(line) {
+            Ok(()) => true,
+            Err(o) => {
+                self.omitted = Some(o);
+                false
+            }
+        }
+    }
+
+    fn take(&mut self, line: crate::lines::Line<'_>) -> Result<(), Omitted> {
+        if self.omitted.is_some() || is_blank(line.bytes) {
+            return Ok(());
+        }
+        let Ok(scanned) = json::scan_line(line.bytes) else { return Ok(()) };
         if top_is_falsy(line.bytes, &scanned) {
-            continue;
+            return Ok(());
         }
         let entry = Entry::from_scan(line, &scanned);
-        if header.is_none() {
+        if self.header.is_none() {
             if !entry.is_type("session") {
                 return Err(omitted(Some(&entry), "the first parsed record is not a session header"));
             }
             let value = entry.value(&Bump::new()).map(Value::into_owned).unwrap_or(Value::Null);
-            header = Some((entry, value));
-            continue;
+            self.header = Some((entry.timestamp.clone().into_owned(), value));
+            return Ok(());
         }
         if let Detail::SessionInfo(n) = &entry.detail {
-            name = match n {
+            self.name = match n {
                 Field::Absent | Field::Null => None,
                 Field::Str(s) => {
                     let t = crate::text::js_trim(s.as_bytes());
@@ -99,22 +143,22 @@ pub fn session_info(bytes: &[u8], mtime_ms: f64, texts: bool) -> Result<SessionI
                 Field::Raw(_) => return Err(omitted(Some(&entry), "session_info name is not a string")),
             };
         }
-        let Detail::Message { message, role, content, .. } = &entry.detail else { continue };
-        message_count += 1;
+        let Detail::Message { message, role, content, .. } = &entry.detail else { return Ok(()) };
+        self.message_count += 1;
         match message {
             None | Some(SpanKind::Null) => {
                 return Err(omitted(Some(&entry), "message entry without a message object"));
             }
             Some(SpanKind::Object) => {}
-            Some(_) => continue,
+            Some(_) => return Ok(()),
         }
-        let Field::Str(role) = role else { continue };
+        let Field::Str(role) = role else { return Ok(()) };
         let is_user = *role == "user";
         if !is_user && *role != "assistant" {
-            continue;
+            return Ok(());
         }
         // `"content" in message`: without the key the message is no activity and has no text.
-        let Some(content) = content else { continue };
+        let Some(content) = content else { return Ok(()) };
         let line = entry.line;
         let time = match scanned.message_field(line, "timestamp") {
             Some(span) if span.kind == SpanKind::Number => {
@@ -123,22 +167,22 @@ pub fn session_info(bytes: &[u8], mtime_ms: f64, texts: bool) -> Result<SessionI
             _ => Some(entry.timestamp.time_value()).filter(|t: &f64| !t.is_nan()),
         };
         if let Some(t) = time {
-            last_activity = Some(last_activity.unwrap_or(0.0).max(t));
+            self.last_activity = Some(self.last_activity.unwrap_or(0.0).max(t));
         }
         match content {
             SpanKind::Str { .. } => {}
             SpanKind::Array if !scanned.null_in_content => {}
             _ => return Err(omitted(Some(&entry), "message content is neither text nor blocks")),
         }
-        if !(texts || is_user && first_message.is_none()) {
-            continue;
+        if !(self.texts || is_user && self.first_message.is_none()) {
+            return Ok(());
         }
         let fast = scanned.message_field(line, "content").and_then(|span| content_text(line, span));
         let text = match fast {
             Some(text) => text,
             None => {
-                arena.reset();
-                let value = entry.value(&arena).map_err(|e| omitted(Some(&entry), e.reason))?;
+                self.arena.reset();
+                let value = entry.value(&self.arena).map_err(|e| omitted(Some(&entry), e.reason))?;
                 value.get("message").and_then(|m| m.get("content")).and_then(extract_text)
             }
         };
@@ -146,44 +190,52 @@ pub fn session_info(bytes: &[u8], mtime_ms: f64, texts: bool) -> Result<SessionI
             return Err(omitted(Some(&entry), "message content is neither text nor blocks"));
         };
         if text.is_empty() {
-            continue;
+            return Ok(());
         }
-        if texts {
-            if pushed_any {
-                all_text.push(b' ');
+        if self.texts {
+            if self.pushed_any {
+                self.all_text.push(b' ');
             }
-            pushed_any = true;
-            all_text.extend_from_slice(&text);
+            self.pushed_any = true;
+            self.all_text.extend_from_slice(&text);
         }
-        if is_user && first_message.is_none() {
-            first_message = Some(JsStr(std::borrow::Cow::Owned(text)));
+        if is_user && self.first_message.is_none() {
+            self.first_message = Some(JsStr(std::borrow::Cow::Owned(text)));
         }
+        Ok(())
     }
-    let Some((header, header_value)) = header else { return Err(omitted(None, "no session header")) };
-    let header_time = match &header.timestamp {
-        Field::Str(s) => crate::text::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
-        _ => f64::NAN,
-    };
-    let modified = match last_activity {
-        Some(t) if t > 0.0 => time_clip(t),
-        _ if !header_time.is_nan() => header_time,
-        _ => mtime_ms,
-    };
-    let cwd = match header_value.get("cwd") {
-        Some(Value::String(s)) => s.clone(),
-        _ => JsStr::default(),
-    };
-    Ok(SessionInfo {
-        id: Field::from_value(header_value.get("id")),
-        cwd: cwd.into_owned(),
-        name: name.map(JsStr::into_owned),
-        parent_session: Field::from_value(header_value.get("parentSession")),
-        created: header.timestamp.time_value(),
-        modified,
-        message_count,
-        first_message: first_message.unwrap_or_else(|| JsStr::owned("(no messages)")),
-        all_messages_text: all_text,
-    })
+
+    /// The info, or why Pi leaves the file out; `mtime_ms` is the fallback for `modified`.
+    pub fn finish(self, mtime_ms: f64) -> Result<SessionInfo<'static>, Omitted> {
+        if let Some(o) = self.omitted {
+            return Err(o);
+        }
+        let Some((timestamp, header_value)) = self.header else { return Err(omitted(None, "no session header")) };
+        let header_time = match &timestamp {
+            Field::Str(s) => crate::text::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
+            _ => f64::NAN,
+        };
+        let modified = match self.last_activity {
+            Some(t) if t > 0.0 => time_clip(t),
+            _ if !header_time.is_nan() => header_time,
+            _ => mtime_ms,
+        };
+        let cwd = match header_value.get("cwd") {
+            Some(Value::String(s)) => s.clone(),
+            _ => JsStr::default(),
+        };
+        Ok(SessionInfo {
+            id: Field::from_value(header_value.get("id")),
+            cwd,
+            name: self.name,
+            parent_session: Field::from_value(header_value.get("parentSession")),
+            created: timestamp.time_value(),
+            modified,
+            message_count: self.message_count,
+            first_message: self.first_message.unwrap_or_else(|| JsStr::owned("(no messages)")),
+            all_messages_text: self.all_text,
+        })
+    }
 }
 
 /// `extractTextContent` straight from the raw text of a validated `content` value, without

@@ -111,21 +111,63 @@ pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
     if bytes.is_empty() {
         return Err(LoadError::Empty);
     }
-    let mut out = FileUsage::default();
-    let mut header_seen = false;
-    let mut arena = Bump::new();
+    let mut builder = UsageBuilder::default();
     for line in Lines::new(bytes, LineRule::Newline) {
-        if is_blank(line.bytes) {
-            continue;
+        if !builder.line(line) {
+            break;
         }
-        let Ok(sc) = json::scan_line(line.bytes) else { continue };
+    }
+    builder.finish()
+}
+
+/// [`file_usage`] a line at a time (lines split on `\n`), for streaming a file through a small
+/// buffer.
+#[derive(Default)]
+pub struct UsageBuilder {
+    out: FileUsage,
+    header_seen: bool,
+    error: Option<LoadError>,
+    arena: Bump,
+}
+
+impl UsageBuilder {
+    /// Takes the next line; returns false once the file is refused.
+    pub fn line(&mut self, line: crate::lines::Line<'_>) -> bool {
+        if self.error.is_some() {
+            return false;
+        }
+        if let Err(e) = self.take(line) {
+            self.error = Some(e);
+            return false;
+        }
+        true
+    }
+
+    /// The file's usage, or why it is not a session.
+    pub fn finish(self) -> Result<FileUsage, LoadError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        if !self.header_seen {
+            return Err(LoadError::NotASession { line: None, offset: None, reason: "no line parses as JSON".into() });
+        }
+        Ok(self.out)
+    }
+
+    fn take(&mut self, line: crate::lines::Line<'_>) -> Result<(), LoadError> {
+        let out = &mut self.out;
+        let arena = &mut self.arena;
+        if is_blank(line.bytes) {
+            return Ok(());
+        }
+        let Ok(sc) = json::scan_line(line.bytes) else { return Ok(()) };
         if top_is_falsy(line.bytes, &sc) {
-            continue;
+            return Ok(());
         }
         let b = line.bytes;
         let f = |k: &str| Field::from_span(b, sc.field(b, k));
         let ty = if sc.is_object() { f("type") } else { Field::Absent };
-        if !header_seen {
+        if !self.header_seen {
             let Field::Str(id) = f("id") else {
                 return Err(LoadError::NotASession {
                     line: Some(line.number),
@@ -140,20 +182,20 @@ pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
                     reason: "the first parsed record is not a session header".into(),
                 });
             }
-            header_seen = true;
+            self.header_seen = true;
             out.session_id = id.to_str_lossy().into_owned();
             out.cwd = f("cwd").as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_default();
             out.parent_session = f("parentSession").as_str().map(|s| s.to_str_lossy().into_owned());
             out.created_ms = f("timestamp").time_value();
-            continue;
+            return Ok(());
         }
         if sc.escaped_keys {
             // Rare: keys written with escapes; the slow path reads them from the full value.
             arena.reset();
-            if let Ok(v) = json::parse_value(b, &arena) {
-                slow_line(&v, line.number, line.offset, &mut out);
+            if let Ok(v) = json::parse_value(b, arena) {
+                slow_line(&v, line.number, line.offset, out);
             }
-            continue;
+            return Ok(());
         }
         let ts_raw = sc.field(b, "timestamp").map_or(&b[..0], |s| &b[s.start as usize..s.end as usize]);
         let time = f("timestamp").time_value();
@@ -174,7 +216,7 @@ pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
             Some(b"usage") => match sc.field(b, "usage") {
                 Some(span) => {
                     let model = format!("{}/{}", template(&f("provider")), template(&f("model")));
-                    add(Source::UsageEntry, model, span, &mut out);
+                    add(Source::UsageEntry, model, span, out);
                 }
                 None => out.diagnostics.push(Diagnostic {
                     line: line.number,
@@ -185,7 +227,7 @@ pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
             Some(t @ (b"compaction" | b"branch_summary")) => {
                 if let Some(span) = sc.field(b, "usage").filter(|s| truthy(b, *s)) {
                     let source = if t == b"compaction" { Source::Compaction } else { Source::BranchSummary };
-                    add(source, "Tools/summaries".into(), span, &mut out);
+                    add(source, "Tools/summaries".into(), span, out);
                 }
             }
             Some(b"message") => {
@@ -212,7 +254,7 @@ pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
                         };
                         let model = format!("{}/{}", template(&mf("provider")), template(&model_field));
                         match sc.message_field(b, "usage") {
-                            Some(span) => add(Source::Assistant, model, span, &mut out),
+                            Some(span) => add(Source::Assistant, model, span, out),
                             None => out.diagnostics.push(Diagnostic {
                                 line: line.number,
                                 offset: line.offset,
@@ -223,7 +265,7 @@ pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
                     "toolResult" => {
                         event.tool_error = mf("isError") == Field::Raw(std::borrow::Cow::Borrowed(b"true"));
                         if let Some(span) = sc.message_field(b, "usage").filter(|s| truthy(b, *s)) {
-                            add(Source::ToolResult, "Tools/summaries".into(), span, &mut out);
+                            add(Source::ToolResult, "Tools/summaries".into(), span, out);
                         }
                     }
                     _ => {}
@@ -232,11 +274,8 @@ pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
             }
             _ => {}
         }
+        Ok(())
     }
-    if !header_seen {
-        return Err(LoadError::NotASession { line: None, offset: None, reason: "no line parses as JSON".into() });
-    }
-    Ok(out)
 }
 
 /// `addUsageToTotals` on a raw usage object, read with the scan: `None` where Pi throws (not an

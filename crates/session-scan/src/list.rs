@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use session_core::info::{Omitted, SessionInfo, session_info};
+use session_core::info::{Omitted, SessionInfo};
 
 /// What to list.
 #[derive(Debug, Clone)]
@@ -136,20 +136,27 @@ pub struct Listed {
 }
 
 fn read_one(c: &Candidate, texts: bool, hide_internal: bool, buf: &mut Vec<u8>) -> Listed {
+    use session_core::lines::LineRule;
+    // Streamed through a reused buffer: memory does not grow with the file, and no file is
+    // mapped (a mapped file truncated by another process would end the process with SIGBUS).
+    let mut builder = session_core::info::InfoBuilder::new(texts);
+    let mut first = true;
     let mut hidden = false;
-    let info = match crate::read::read_file_into(&c.path, crate::ReadStrategy::Auto, buf) {
-        Err(e) => Err(Omitted { line: None, offset: None, reason: format!("cannot read: {e}") }),
-        Ok((map, mtime)) => {
-            let bytes: &[u8] = map.as_deref().unwrap_or(buf);
-            if hide_internal && is_internal_workflow(bytes) {
+    let read = crate::read::for_each_line(&c.path, LineRule::Readline, buf, |line| {
+        if hide_internal && first && !session_core::lines::is_blank(line.bytes) {
+            first = false;
+            if is_internal_workflow(line.bytes) {
                 hidden = true;
-                Err(Omitted { line: None, offset: None, reason: "internal workflow session".into() })
-            } else {
-                // Pi's fallback is `stats.mtime`, a Date: whole milliseconds.
-                let mtime = c.mtime.unwrap_or(mtime).floor();
-                session_info(bytes, mtime, texts).map(own)
+                return false;
             }
         }
+        builder.line(line)
+    });
+    let info = match read {
+        Err(e) => Err(Omitted { line: None, offset: None, reason: format!("cannot read: {e}") }),
+        Ok(_) if hidden => Err(Omitted { line: None, offset: None, reason: "internal workflow session".into() }),
+        // Pi's fallback is `stats.mtime`, a Date: whole milliseconds.
+        Ok((_, mtime)) => builder.finish(c.mtime.unwrap_or(mtime).floor()),
     };
     Listed { path: c.path.clone(), info, hidden }
 }
@@ -173,20 +180,6 @@ pub fn read_infos_streaming(
             let _ = tx.send(read_one(c, texts, hide_internal, buf));
         },
     );
-}
-
-fn own(i: SessionInfo<'_>) -> SessionInfo<'static> {
-    SessionInfo {
-        id: i.id.into_owned(),
-        cwd: i.cwd.into_owned(),
-        name: i.name.map(|n| n.into_owned()),
-        parent_session: i.parent_session.into_owned(),
-        created: i.created,
-        modified: i.modified,
-        message_count: i.message_count,
-        first_message: i.first_message.into_owned(),
-        all_messages_text: i.all_messages_text,
-    }
 }
 
 /// `sortSessionInfos`: newest `modified` first, stable, invalid dates as equal.

@@ -21,6 +21,10 @@ struct Cli {
     /// Worker threads (default: all cores).
     #[arg(long, global = true)]
     threads: Option<usize>,
+    /// Map files of 4 MiB or more instead of reading them (faster on a few huge files, but a
+    /// file truncated by another process while mapped ends the process with SIGBUS).
+    #[arg(long, global = true)]
+    mmap: bool,
 }
 
 #[derive(Subcommand)]
@@ -84,6 +88,9 @@ struct Outcome {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.mmap {
+        session_scan::read::set_default_strategy(ReadStrategy::Auto);
+    }
     if let Some(n) = cli.threads
         && let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global()
     {
@@ -180,7 +187,7 @@ fn run_file(path: &std::path::Path, which: Which<'_>, json: bool, buf: &mut Vec<
             o.stdout.extend(error_record(&file, line, offset, &msg));
         }
     };
-    let map = match read_file_into(path, ReadStrategy::Auto, buf) {
+    let map = match read_file_into(path, session_scan::read::default_strategy(), buf) {
         Ok((map, _)) => map,
         Err(e) => {
             fail(&mut o, None, None, format!("cannot read: {e}"));

@@ -8,7 +8,7 @@ use memmap2::Mmap;
 pub fn map(file: &File) -> std::io::Result<Mmap> {
     // SAFETY: the map is read-only and never handed out as `&mut`. The one remaining hazard is
     // another process truncating the file while it is mapped, which makes reads past the new end
-    // raise SIGBUS; `read::ReadStrategy::Auto` therefore maps only files larger than
-    // `MMAP_THRESHOLD`, and callers that scan live sessions can force buffered reads.
+    // raise SIGBUS; maps are therefore only made when asked for (`--mmap`), and then only for
+    // files of `MMAP_THRESHOLD` or more.
     unsafe { Mmap::map(file) }
 }

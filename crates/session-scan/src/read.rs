@@ -7,13 +7,35 @@ use std::path::Path;
 /// How to get a file's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReadStrategy {
-    /// Read files below [`MMAP_THRESHOLD`], map larger ones.
-    #[default]
+    /// Read files below [`MMAP_THRESHOLD`], map larger ones (`--mmap`).
     Auto,
     /// Always map.
     Mmap,
-    /// Always read into memory.
+    /// Always read into memory: the default, since a mapped file that another process
+    /// truncates (a live session being rewritten) raises SIGBUS, which would end the process.
+    #[default]
     Buffered,
+}
+
+static DEFAULT: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Sets the strategy the commands use (the CLI's `--mmap` picks [`ReadStrategy::Auto`]).
+pub fn set_default_strategy(s: ReadStrategy) {
+    let v = match s {
+        ReadStrategy::Buffered => 0,
+        ReadStrategy::Auto => 1,
+        ReadStrategy::Mmap => 2,
+    };
+    DEFAULT.store(v, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The strategy the commands use.
+pub fn default_strategy() -> ReadStrategy {
+    match DEFAULT.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => ReadStrategy::Auto,
+        2 => ReadStrategy::Mmap,
+        _ => ReadStrategy::Buffered,
+    }
 }
 
 /// Files at least this large are mapped under [`ReadStrategy::Auto`]. Below it, a read into a
@@ -109,6 +131,77 @@ fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>, depth: usize) {
             walk(&path, out, depth + 1);
         } else if path.extension().is_some_and(|e| e == "jsonl") {
             out.push(path);
+        }
+    }
+}
+
+/// Streams the lines of a file through `buf` (reused across files by one worker) under `rule`,
+/// calling `f` for each with absolute offsets and line numbers; `f` returns false to stop.
+/// Memory is the buffer: one chunk plus the longest line. Returns the file's size and mtime (ms).
+pub fn for_each_line(
+    path: &Path,
+    rule: session_core::lines::LineRule,
+    buf: &mut Vec<u8>,
+    f: impl FnMut(session_core::lines::Line<'_>) -> bool,
+) -> std::io::Result<(u64, f64)> {
+    for_each_line_chunked(path, rule, buf, 1 << 20, f)
+}
+
+/// [`for_each_line`] reading `chunk` bytes at a time (tests use tiny chunks).
+pub fn for_each_line_chunked(
+    path: &Path,
+    rule: session_core::lines::LineRule,
+    buf: &mut Vec<u8>,
+    chunk: u64,
+    mut f: impl FnMut(session_core::lines::Line<'_>) -> bool,
+) -> std::io::Result<(u64, f64)> {
+    use session_core::lines::{LineRule, Lines};
+    let chunk = chunk.max(1);
+    let mut file = File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(std::io::Error::other("is a directory"));
+    }
+    let mtime = meta.modified().ok().map_or(f64::NAN, crate::list::system_time_ms);
+    buf.clear();
+    let (mut base, mut lines_before, mut eof) = (0u64, 0u64, false);
+    // Bytes of `buf` already searched for a terminator (so a long line is searched once).
+    let mut searched = 0usize;
+    loop {
+        if !eof {
+            let n = (&mut file).take(chunk).read_to_end(buf)?;
+            eof = n == 0;
+        }
+        // Cut after the last terminator; a CR at the very end may be the first half of CRLF.
+        let cut = if eof {
+            buf.len()
+        } else {
+            let end = if rule == LineRule::Readline && buf.last() == Some(&b'\r') { buf.len() - 1 } else { buf.len() };
+            let from = searched.min(end);
+            let found = match rule {
+                LineRule::Newline => memchr::memrchr(b'\n', &buf[from..end]),
+                LineRule::Readline => memchr::memrchr2(b'\n', b'\r', &buf[from..end]),
+            };
+            searched = end;
+            found.map_or(0, |p| from + p + 1)
+        };
+        if cut > 0 {
+            let mut last = 0;
+            for mut line in Lines::new(&buf[..cut], rule) {
+                last = line.number;
+                line.offset += base;
+                line.number += lines_before;
+                if !f(line) {
+                    return Ok((meta.len(), mtime));
+                }
+            }
+            lines_before += last;
+            buf.drain(..cut);
+            base += cut as u64;
+            searched = searched.saturating_sub(cut);
+        }
+        if eof {
+            return Ok((meta.len(), mtime));
         }
     }
 }

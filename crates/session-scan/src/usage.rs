@@ -5,8 +5,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
+use session_core::lines::LineRule;
 use session_core::stats::UsageTotals;
-use session_core::usage::{FileUsage, Source, file_usage};
+use session_core::usage::{FileUsage, Source, UsageBuilder};
 
 /// How rows are grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -217,15 +218,18 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
             || (Partial::new(), Vec::new()),
             |(mut acc, mut buf), (path, &family)| {
                 progress();
-                let map = match crate::read::read_file_into(path, crate::ReadStrategy::Auto, &mut buf) {
-                    Ok((map, _)) => map,
+                // Streamed through a reused buffer: memory does not grow with the file.
+                let mut builder = UsageBuilder::default();
+                let read = crate::read::for_each_line(path, LineRule::Newline, &mut buf, |line| builder.line(line));
+                let usage = match read {
                     Err(e) => {
                         acc.errors.push((path.clone(), format!("cannot read: {e}")));
                         return (acc, buf);
                     }
+                    Ok((0, _)) => Err(session_core::LoadError::Empty),
+                    Ok(_) => builder.finish(),
                 };
-                let bytes: &[u8] = map.as_deref().unwrap_or(&buf);
-                let usage = match file_usage(bytes) {
+                let usage = match usage {
                     Ok(u) => u,
                     Err(e) => {
                         acc.errors.push((path.clone(), e.to_string()));

@@ -1,0 +1,145 @@
+//! Property tests: every way of reading the same bytes gives the same answer, and the scanner
+//! agrees with a naive parser.
+
+#![allow(clippy::unwrap_used)] // test inputs are made here; a panic is a failed test
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use session_core::lines::{LineRule, Lines};
+
+fn corpora() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora")
+}
+
+fn temp_file(tag: &str, bytes: &[u8]) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("session-scan-prop-{}-{tag}", std::process::id()));
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn streamed(path: &Path, rule: LineRule, chunk: u64) -> Vec<(Vec<u8>, u64, u64, bool)> {
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    session_scan::read::for_each_line_chunked(path, rule, &mut buf, chunk, |l| {
+        out.push((l.bytes.to_vec(), l.offset, l.number, l.terminated));
+        true
+    })
+    .unwrap();
+    out
+}
+
+fn whole(bytes: &[u8], rule: LineRule) -> Vec<(Vec<u8>, u64, u64, bool)> {
+    Lines::new(bytes, rule).map(|l| (l.bytes.to_vec(), l.offset, l.number, l.terminated)).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Streaming through buffers of any size splits lines exactly as the whole-file split does,
+    /// CR, LF and CRLF falling on every chunk boundary.
+    #[test]
+    fn streamed_lines_equal_whole_lines(
+        bytes in proptest::collection::vec(prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'a'), Just(b'{'), any::<u8>()], 0..300),
+        chunk in 1u64..40,
+    ) {
+        let p = temp_file(&format!("lines-{chunk}"), &bytes);
+        for rule in [LineRule::Newline, LineRule::Readline] {
+            prop_assert_eq!(streamed(&p, rule, chunk), whole(&bytes, rule));
+        }
+        std::fs::remove_file(&p).unwrap();
+    }
+
+    /// The scanner accepts what serde_json produces, records the same top-level strings, and
+    /// rejects every strict prefix of an object line.
+    #[test]
+    fn scanner_agrees_with_serde_json(v in json_object()) {
+        let text = serde_json::to_string(&v).unwrap();
+        let scanned = session_core::json::scan_line(text.as_bytes()).unwrap();
+        for (k, val) in v.as_object().unwrap() {
+            if let serde_json::Value::String(s) = val {
+                let f = session_core::Field::from_span(text.as_bytes(), scanned.field(text.as_bytes(), k));
+                prop_assert_eq!(f.as_str().map(|x| x.to_str_lossy().into_owned()), Some(s.clone()));
+            }
+        }
+        let arena = bumpalo::Bump::new();
+        let ours = session_core::json::to_json(&session_core::json::parse_value(text.as_bytes(), &arena).unwrap());
+        prop_assert_eq!(serde_json::from_str::<serde_json::Value>(&ours).unwrap(), v);
+        let step = (text.len() / 64).max(1);
+        for cut in (0..text.len()).step_by(step) {
+            prop_assert!(session_core::json::scan_line(&text.as_bytes()[..cut]).is_err(), "prefix {} accepted", cut);
+        }
+    }
+}
+
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::Bool),
+        any::<i32>().prop_map(serde_json::Value::from),
+        (-1e9f64..1e9).prop_map(serde_json::Value::from),
+        "[ -~\\t\\n\"\\\\é🚀]{0,12}".prop_map(serde_json::Value::String),
+    ];
+    leaf.prop_recursive(3, 24, 5, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..5).prop_map(serde_json::Value::Array),
+            proptest::collection::btree_map("[a-z]{1,6}", inner, 0..5)
+                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+fn json_object() -> impl Strategy<Value = serde_json::Value> {
+    proptest::collection::btree_map("[a-zA-Z]{1,8}", json_value(), 0..6)
+        .prop_map(|m| serde_json::Value::Object(m.into_iter().collect()))
+}
+
+/// Every corpus file gives the same session whether read, mapped, streamed or scanned in
+/// parallel chunks split at every line start.
+#[test]
+fn every_reading_gives_the_same_session() {
+    use session_scan::ReadStrategy;
+    for f in session_scan::expand_paths(&[corpora().join("edge/sessions"), corpora().join("real/sessions")]) {
+        let bytes = std::fs::read(&f).unwrap();
+        let key = |s: &session_core::Session<'_>| {
+            let leaf = s.leaf_id().cloned().map(|l| l.into_owned());
+            let ids: Vec<_> = s.records.iter().map(|e| (e.line_number, e.offset, e.id.clone().into_owned())).collect();
+            (leaf, ids, s.diagnostics.clone())
+        };
+        let Ok(reference) = session_core::Session::load(&bytes) else { continue };
+        let reference = key(&reference);
+        for strategy in [ReadStrategy::Buffered, ReadStrategy::Mmap, ReadStrategy::Auto] {
+            let mut buf = Vec::new();
+            let (map, _) = session_scan::read_file_into(&f, strategy, &mut buf).unwrap();
+            let b: &[u8] = map.as_deref().unwrap_or(&buf);
+            assert_eq!(key(&session_core::Session::load(b).unwrap()), reference, "{} {strategy:?}", f.display());
+        }
+        // Two chunks split at every line start.
+        let starts: Vec<usize> = Lines::new(&bytes, LineRule::Newline).map(|l| l.offset as usize).collect();
+        let step = (starts.len() / 24).max(1);
+        for &cut in starts.iter().skip(1).step_by(step) {
+            let chunks = vec![
+                session_core::session::scan_chunk(&bytes, 0..cut),
+                session_core::session::scan_chunk(&bytes, cut..bytes.len()),
+            ];
+            let s = session_core::Session::from_chunks(&bytes, chunks).unwrap();
+            assert_eq!(key(&s), reference, "{} split at {cut}", f.display());
+        }
+        assert_eq!(key(&session_scan::load_session(&bytes).unwrap()), reference);
+    }
+}
+
+/// Streaming `SessionInfo` through tiny buffers equals computing it from the whole file.
+#[test]
+fn streamed_session_info_equals_whole() {
+    for f in session_scan::expand_paths(&[corpora().join("edge/sessions")]) {
+        let bytes = std::fs::read(&f).unwrap();
+        let whole = session_core::info::session_info(&bytes, 1.0, true);
+        for chunk in [1, 7, 64, 4096] {
+            let mut b = session_core::info::InfoBuilder::new(true);
+            let mut buf = Vec::new();
+            session_scan::read::for_each_line_chunked(&f, LineRule::Readline, &mut buf, chunk, |l| b.line(l)).unwrap();
+            assert_eq!(format!("{:?}", b.finish(1.0)), format!("{whole:?}"), "{} chunk {chunk}", f.display());
+        }
+    }
+}
