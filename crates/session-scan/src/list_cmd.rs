@@ -109,7 +109,7 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
             s.spawn(move || list::read_infos_streaming(&candidates, texts, hide_internal, tx));
             let mut n = 0;
             for l in rx {
-                failed |= report_omitted(&l);
+                failed |= report_omitted(&l, true);
                 if keep(&l) && a.limit.is_none_or(|lim| n < lim) {
                     n += 1;
                     let mut line = row_json(&l, &fields);
@@ -126,7 +126,7 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     }
     let mut listed = list::read_infos(&candidates, texts, hide_internal);
     for l in &listed {
-        failed |= report_omitted(l);
+        failed |= report_omitted(l, a.json);
     }
     listed.retain(keep);
     list::sort_by_modified(&mut listed);
@@ -158,11 +158,19 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     Ok(failed)
 }
 
-/// Reports on stderr a file Pi leaves out (Pi is silent); returns whether one was.
-fn report_omitted(l: &Listed) -> bool {
+/// Reports on stderr a file Pi leaves out (Pi is silent), as a JSON line when `json`; returns
+/// whether one was.
+fn report_omitted(l: &Listed, json: bool) -> bool {
     match &l.info {
         Err(e) if !l.hidden => {
-            eprintln!("{}: left out of the list, as Pi does: {e}", l.path.display());
+            if json {
+                eprintln!(
+                    "{}",
+                    session_scan::report::error_json(&l.path.to_string_lossy(), e.line, e.offset, &e.reason)
+                );
+            } else {
+                eprintln!("{}: left out of the list, as Pi does: {e}", l.path.display());
+            }
             true
         }
         _ => false,

@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 mod list_cmd;
 mod usage_cmd;
 use rayon::prelude::*;
-use session_core::json::{JsStr, Object, Value, write_json};
+use session_core::json::{JsStr, Value, write_json};
 use session_scan::report;
 use session_scan::{ReadStrategy, expand_paths, read_file_into};
 
@@ -156,19 +156,7 @@ enum Which<'c> {
 }
 
 fn error_record(file: &str, line: Option<u64>, offset: Option<u64>, message: &str) -> Vec<u8> {
-    let mut err = Object::new();
-    if let Some(l) = line {
-        err.insert("line", Value::Number(l as f64));
-    }
-    if let Some(o) = offset {
-        err.insert("offset", Value::Number(o as f64));
-    }
-    err.insert("message", Value::String(JsStr::owned(message)));
-    let mut rec = Object::new();
-    rec.insert("file", Value::String(JsStr::owned(file)));
-    rec.insert("error", Value::Object(err));
-    let mut buf = Vec::new();
-    write_json(&Value::Object(rec), &mut buf);
+    let mut buf = report::error_json(file, line, offset, message).into_bytes();
     buf.push(b'\n');
     buf
 }

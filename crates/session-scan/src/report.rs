@@ -334,3 +334,20 @@ pub fn context_text(file: &str, messages: &[Value<'_>]) -> String {
     }
     out
 }
+
+/// `{"file","error":{"line"?,"offset"?,"message"}}`: how every command reports a file it could
+/// not use when asked for JSON.
+pub fn error_json(file: &str, line: Option<u64>, offset: Option<u64>, message: &str) -> String {
+    let mut err = Object::new();
+    if let Some(l) = line {
+        err.insert("line", Value::Number(l as f64));
+    }
+    if let Some(o) = offset {
+        err.insert("offset", Value::Number(o as f64));
+    }
+    err.insert("message", Value::String(JsStr::owned(message)));
+    let mut rec = Object::new();
+    rec.insert("file", Value::String(JsStr::owned(file)));
+    rec.insert("error", Value::Object(err));
+    session_core::json::to_json(&Value::Object(rec))
+}

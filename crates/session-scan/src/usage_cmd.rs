@@ -105,7 +105,11 @@ pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
         r
     });
     for (p, e) in &report.errors {
-        eprintln!("{}: {e}", p.display());
+        if a.json {
+            eprintln!("{}", session_scan::report::error_json(&p.to_string_lossy(), None, None, e));
+        } else {
+            eprintln!("{}: {e}", p.display());
+        }
     }
     let mut keys: Vec<&RowKey> = report.rows.keys().collect();
     if a.order == OrderArg::Desc {

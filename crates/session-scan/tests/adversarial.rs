@@ -11,7 +11,9 @@ use session_core::context::{Dialect, LeafChoice, build_context};
 const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
 
 fn line(id: &str, parent: &str) -> String {
-    format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"x"}}}}"#)
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"x"}}}}"#
+    )
 }
 
 /// Everything a user can ask of one file, timed.
