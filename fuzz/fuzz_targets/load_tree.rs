@@ -1,0 +1,18 @@
+//! Fuzz target: loading, the tree, branches and totals terminate without panicking.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(s) = session_core::Session::load(data) {
+        let tree = s.tree();
+        assert!(tree.nodes.len() <= s.records.len());
+        let b = s.branch(None);
+        assert!(b.path.len() <= s.records.len());
+        let _ = s.name();
+        let _ = session_core::stats::session_totals(&s);
+        for (i, _) in s.entries() {
+            let _ = s.children(&s.records[i].id);
+        }
+    }
+    let _ = session_core::usage::file_usage(data);
+});
