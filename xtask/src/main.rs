@@ -2,10 +2,12 @@
 //! - `manifest [--check]`: write or check `corpora/manifest.json`;
 //! - `corpus --size 1GiB --seed N --out DIR [--outliers K] [--median SIZE]`: generate a realistic store;
 //! - `bench [--save NAME] [--compare NAME] [--wall]`: instruction counts against a baseline;
-//! - `bench-reference [--corpus DIR]`: Pi 1.6 and ccusage timed beside us.
+//! - `bench-reference [--corpus DIR]`: Pi 1.6 and ccusage timed beside us;
+//! - `stress [--dir DIR]`: hostile inputs too large to commit, with time and peak memory.
 
 mod bench;
 mod corpus;
+mod stress;
 
 use std::path::PathBuf;
 
@@ -43,6 +45,7 @@ fn main() -> anyhow::Result<()> {
         Some("bench") => {
             bench::bench(flag(&args, "--save"), flag(&args, "--compare"), args.iter().any(|a| a == "--wall"))
         }
+        Some("stress") => stress::stress(flag(&args, "--dir").map(PathBuf::from)),
         Some("bench-reference") => bench::bench_reference(flag(&args, "--corpus").map(PathBuf::from)),
         _ => {
             eprintln!(

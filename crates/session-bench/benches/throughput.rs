@@ -11,6 +11,7 @@ fn paths(c: &mut Criterion) {
     g.sample_size(20);
     g.bench_function("memchr-lines (ceiling)", |b| b.iter(|| memchr_lines(&files)));
     g.bench_function("serde_json-per-line (naive)", |b| b.iter(|| serde_json_per_line(&files)));
+    g.bench_function("line split", |b| b.iter(|| split_lines(&files)));
     g.bench_function("load (index)", |b| b.iter(|| load_all(&files)));
     g.bench_function("full-parse", |b| b.iter(|| full_parse_all(&files)));
     g.bench_function("totals", |b| b.iter(|| totals_all(&files)));

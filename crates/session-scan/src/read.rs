@@ -147,6 +147,10 @@ pub fn for_each_line(
     for_each_line_chunked(path, rule, buf, 1 << 20, f)
 }
 
+/// The longest line a stream holds in memory; longer ones are skipped (as Pi would skip a line it
+/// cannot parse), so that memory stays bounded whatever a file holds.
+pub const MAX_STREAMED_LINE: usize = (1 << 30) + (64 << 10);
+
 /// [`for_each_line`] reading `chunk` bytes at a time (tests use tiny chunks).
 pub fn for_each_line_chunked(
     path: &Path,
@@ -185,6 +189,33 @@ pub fn for_each_line_chunked(
             searched = end;
             found.map_or(0, |p| from + p + 1)
         };
+        if cut == 0 && buf.len() > MAX_STREAMED_LINE {
+            // Too long to hold: skip to the next terminator, counting it as one unparsable line.
+            lines_before += 1;
+            let skipped = buf.len();
+            buf.clear();
+            searched = 0;
+            base += skipped as u64;
+            loop {
+                let n = (&mut file).take(chunk).read_to_end(buf)?;
+                if n == 0 {
+                    return Ok((meta.len(), mtime));
+                }
+                let next = match rule {
+                    LineRule::Newline => memchr::memchr(b'\n', buf),
+                    LineRule::Readline => memchr::memchr2(b'\n', b'\r', buf),
+                };
+                if let Some(p) = next {
+                    let p = if buf[p] == b'\r' && buf.get(p + 1) == Some(&b'\n') { p + 2 } else { p + 1 };
+                    buf.drain(..p);
+                    base += p as u64;
+                    break;
+                }
+                base += buf.len() as u64;
+                buf.clear();
+            }
+            continue;
+        }
         if cut > 0 {
             let mut last = 0;
             for mut line in Lines::new(&buf[..cut], rule) {
