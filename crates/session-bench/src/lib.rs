@@ -3,10 +3,38 @@
 
 use std::path::{Path, PathBuf};
 
-/// The files of a committed corpus (`corpora/<name>/sessions`), read into memory.
+/// The files of a committed corpus (`corpora/<name>/sessions`), read into memory and checked
+/// against `corpora/manifest.json` (file count, bytes and lines), so that a benchmark never
+/// measures a corpus other than the one its figures describe.
 pub fn corpus(name: &str) -> Vec<(PathBuf, Vec<u8>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora").join(name).join("sessions");
-    session_scan::expand_paths(&[dir]).into_iter().filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b))).collect()
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora");
+    let dir = root.join(name).join("sessions");
+    let files: Vec<(PathBuf, Vec<u8>)> =
+        session_scan::expand_paths(&[dir]).into_iter().filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b))).collect();
+    let manifest = std::fs::read(root.join("manifest.json")).unwrap_or_default();
+    let arena = bumpalo::Bump::new();
+    if let Ok(m) = session_core::json::parse_value(&manifest, &arena)
+        && let Some(entry) = m.get(name)
+    {
+        let want = |k: &str| entry.get(k).and_then(session_core::json::Value::as_f64).unwrap_or(-1.0);
+        let lines: usize = files.iter().map(|(_, b)| session_core::lines::count_lines(b)).sum();
+        assert_eq!(files.len() as f64, want("files"), "corpus {name}: file count differs from the manifest");
+        assert_eq!(total_bytes(&files) as f64, want("bytes"), "corpus {name}: bytes differ from the manifest");
+        assert_eq!(lines as f64, want("lines"), "corpus {name}: lines differ from the manifest");
+    }
+    files
+}
+
+/// Splitting every file into lines (the `Lines` iterator), the first step of every pass.
+pub fn split_lines(files: &[(PathBuf, Vec<u8>)]) -> usize {
+    files
+        .iter()
+        .map(|(_, b)| {
+            session_core::lines::Lines::new(b, session_core::lines::LineRule::Newline)
+                .map(|l| l.bytes.len())
+                .sum::<usize>()
+        })
+        .sum()
 }
 
 /// Total bytes of a corpus.
