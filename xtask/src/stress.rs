@@ -15,8 +15,11 @@ fn root() -> PathBuf {
 const HEADER: &str =
     r#"{"type":"session","version":3,"id":"stress","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/stress"}"#;
 
-/// Runs the binary under `/usr/bin/time` when it exists; returns (exit code, seconds, peak MB).
-fn measure(bin: &Path, args: &[&str]) -> anyhow::Result<(i32, f64, Option<f64>)> {
+/// Exit code, seconds and peak resident MB of one run.
+type Measured = (i32, f64, Option<f64>);
+
+/// Runs the binary under `/usr/bin/time` when it exists.
+fn measure(bin: &Path, args: &[&str]) -> anyhow::Result<Measured> {
     let timer = Path::new("/usr/bin/time");
     let t = std::time::Instant::now();
     let out = if timer.exists() {
@@ -39,7 +42,7 @@ pub fn stress(dir: Option<PathBuf>) -> anyhow::Result<()> {
         Command::new("cargo").args(["build", "--release", "-p", "session-scan"]).current_dir(root()).status()?;
     anyhow::ensure!(status.success(), "build failed");
     let bin = root().join("target/release/session-scan");
-    let mut rows: Vec<(String, String, (i32, f64, Option<f64>))> = Vec::new();
+    let mut rows: Vec<(String, String, Measured)> = Vec::new();
 
     // A 1 GB single line (a message whose text is 1e9 bytes), made here, never committed.
     let one_line = dir.join("one-line/--stress--");
