@@ -83,9 +83,9 @@ pub struct Context<'a> {
     pub active_tools: Option<Value<'a>>,
 }
 
-const BRANCH_SUMMARY_PREFIX: &str =
+pub(crate) const BRANCH_SUMMARY_PREFIX: &str =
     "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
-const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
+pub(crate) const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
 const COMPACTION_SUMMARY_PREFIX: &str =
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
 const COMPACTION_SUMMARY_SUFFIX: &str = "\n</summary>";
@@ -635,7 +635,7 @@ fn template(v: &Value<'_>) -> Vec<u8> {
 }
 
 /// `bashExecutionToText`.
-fn bash_text(v: &Value<'_>) -> Vec<u8> {
+pub(crate) fn bash_text(v: &Value<'_>) -> Vec<u8> {
     let s = |k: &str| v.get(k).map(template).unwrap_or_else(|| b"undefined".to_vec());
     let mut t = b"Ran `".to_vec();
     t.extend(s("command"));

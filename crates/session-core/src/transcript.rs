@@ -179,15 +179,14 @@ fn sections<'b>(tail: &[Value<'b>]) -> Vec<Vec<Piece<'b>>> {
                         content_pieces(m.get("content"))
                     }
                     b"bashExecution" if !m.get("excludeFromContext").is_some_and(Value::is_truthy) => {
-                        (super_bash_text(m), Vec::new())
+                        (crate::context::bash_text(m), Vec::new())
                     }
                     b"branchSummary" => {
-                        let mut t = b"The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
-                            .to_vec();
+                        let mut t = crate::context::BRANCH_SUMMARY_PREFIX.as_bytes().to_vec();
                         t.extend(
                             m.get("summary").and_then(Value::as_str).map(|s| s.as_bytes().to_vec()).unwrap_or_default(),
                         );
-                        t.extend_from_slice(b"</summary>");
+                        t.extend_from_slice(crate::context::BRANCH_SUMMARY_SUFFIX.as_bytes());
                         (t, Vec::new())
                     }
                     _ => continue,
@@ -201,21 +200,6 @@ fn sections<'b>(tail: &[Value<'b>]) -> Vec<Vec<Piece<'b>>> {
         }
     }
     out
-}
-
-fn super_bash_text(m: &Value<'_>) -> Vec<u8> {
-    let s = |k: &str| m.get(k).and_then(Value::as_str).map(|s| s.as_bytes().to_vec()).unwrap_or_default();
-    let mut t = b"Ran `".to_vec();
-    t.extend(s("command"));
-    t.extend_from_slice(b"`\n");
-    if m.get("output").is_some_and(Value::is_truthy) {
-        t.extend_from_slice(b"```\n");
-        t.extend(s("output"));
-        t.extend_from_slice(b"\n```");
-    } else {
-        t.extend_from_slice(b"(no output)");
-    }
-    t
 }
 
 /// `name(k=<json>, …)`; a call without arguments renders as `name()` (Atomic throws there).
