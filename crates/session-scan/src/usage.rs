@@ -10,7 +10,7 @@ use session_core::stats::UsageTotals;
 use session_core::usage::{FileUsage, Source, UsageBuilder};
 
 /// How rows are grouped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Group {
     /// Calendar day in the chosen time zone (`YYYY-MM-DD`).
     Daily,

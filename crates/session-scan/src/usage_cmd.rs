@@ -10,16 +10,6 @@ use session_scan::usage::{self, Amounts, Group, Options, Report, RowKey, micros}
 /// The JSON schema's version: fields are only ever added.
 const SCHEMA_VERSION: f64 = 1.0;
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum Kind {
-    Daily,
-    Weekly,
-    Monthly,
-    Session,
-    Project,
-    Model,
-}
-
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OrderArg {
     Asc,
@@ -30,7 +20,7 @@ pub enum OrderArg {
 pub struct UsageArgs {
     /// How to group rows.
     #[arg(value_enum)]
-    kind: Kind,
+    kind: Group,
     /// The sessions root or any folder of session files (default: Pi's sessions root).
     root: Option<PathBuf>,
     /// Rows by provider/model inside each group.
@@ -69,14 +59,7 @@ fn parse_day(s: &str) -> anyhow::Result<jiff::civil::Date> {
 }
 
 pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
-    let group = match a.kind {
-        Kind::Daily => Group::Daily,
-        Kind::Weekly => Group::Weekly,
-        Kind::Monthly => Group::Monthly,
-        Kind::Session => Group::Session,
-        Kind::Project => Group::Project,
-        Kind::Model => Group::Model,
-    };
+    let group = a.kind;
     let tz = match &a.timezone {
         Some(name) => jiff::tz::TimeZone::get(name).map_err(|e| anyhow::anyhow!("--timezone {name:?}: {e}"))?,
         None => jiff::tz::TimeZone::system(),
