@@ -134,22 +134,23 @@ pub struct Report {
     pub errors: Vec<(PathBuf, String)>,
 }
 
-/// The first line of a file: enough to know its family (`parentSession`).
+/// The header of a file: enough to know its family (`parentSession`). Reads the first line only
+/// (4 KiB at a time), skipping blank lines as the loader does.
 fn header_parent(path: &Path) -> Option<String> {
-    use std::io::Read;
-    let mut f = std::fs::File::open(path).ok()?;
-    let mut buf = vec![0; 64 << 10];
-    let n = f.read(&mut buf).ok()?;
-    buf.truncate(n);
-    for line in session_core::lines::Lines::new(&buf, session_core::lines::LineRule::Newline) {
+    let mut buf = Vec::new();
+    let mut found = None;
+    crate::read::for_each_line_chunked(path, session_core::lines::LineRule::Newline, &mut buf, 4096, |line| {
         if session_core::lines::is_blank(line.bytes) {
-            continue;
+            return true;
         }
         let arena = bumpalo::Bump::new();
-        let v = session_core::json::parse_value(line.bytes, &arena).ok()?;
-        return v.get("parentSession").and_then(|p| p.as_str()).map(|p| p.to_str_lossy().into_owned());
-    }
-    None
+        found = session_core::json::parse_value(line.bytes, &arena)
+            .ok()
+            .and_then(|v| v.get("parentSession").and_then(|p| p.as_str()).map(|p| p.to_str_lossy().into_owned()));
+        false
+    })
+    .ok()?;
+    found
 }
 
 fn basename(p: &str) -> String {
