@@ -30,23 +30,7 @@ fn big_session(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.sample_size(10);
     g.bench_function("memchr-lines (ceiling)", |b| b.iter(|| session_core::lines::count_lines(&bytes)));
-    g.bench_function("context", |b| {
-        b.iter(|| {
-            let Ok(s) = session_scan::load_session(&bytes) else { return 0 };
-            let arena = bumpalo::Bump::new();
-            let ctx = session_core::context::build_context(
-                &s,
-                &session_core::context::LeafChoice::Session,
-                session_core::context::Dialect::Pi,
-                &arena,
-            );
-            let mut out = Vec::new();
-            for m in &ctx.messages {
-                m.write_json(&mut out);
-            }
-            out.len()
-        })
-    });
+    g.bench_function("context", |b| b.iter(|| session_scan::load_session(&bytes).map_or(0, |s| context_json_len(&s))));
     g.finish();
 }
 

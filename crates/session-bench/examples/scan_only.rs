@@ -17,17 +17,7 @@ fn main() {
                     }
                 }
                 "load" => n += session_core::Session::load(f).map(|s| s.records.len()).unwrap_or(0),
-                _ => {
-                    let Ok(s) = session_core::Session::load(f) else { continue };
-                    let arena = bumpalo::Bump::new();
-                    let c = session_core::context::build_context(
-                        &s,
-                        &session_core::context::LeafChoice::Session,
-                        session_core::context::Dialect::Pi,
-                        &arena,
-                    );
-                    n += c.messages.len();
-                }
+                _ => n += session_core::Session::load(f).map_or(0, |s| session_bench::context_json_len(&s)),
             }
         }
     }

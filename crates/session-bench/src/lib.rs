@@ -83,23 +83,25 @@ pub fn totals_all(files: &[(PathBuf, Vec<u8>)]) -> f64 {
         .sum()
 }
 
-/// The Pi-dialect context of every file, written out as JSON text.
-pub fn contexts_all(files: &[(PathBuf, Vec<u8>)]) -> usize {
+/// Rebuilds one session's Pi-dialect context and writes its messages as JSON; returns the bytes.
+pub fn context_json_len(s: &session_core::Session<'_>) -> usize {
+    let arena = bumpalo::Bump::new();
+    let ctx = session_core::context::build_context(
+        s,
+        &session_core::context::LeafChoice::Session,
+        session_core::context::Dialect::Pi,
+        &arena,
+    );
     let mut out = Vec::new();
-    for (_, b) in files {
-        let Ok(s) = session_core::Session::load(b) else { continue };
-        let arena = bumpalo::Bump::new();
-        let ctx = session_core::context::build_context(
-            &s,
-            &session_core::context::LeafChoice::Session,
-            session_core::context::Dialect::Pi,
-            &arena,
-        );
-        for m in &ctx.messages {
-            m.write_json(&mut out);
-        }
+    for m in &ctx.messages {
+        m.write_json(&mut out);
     }
     out.len()
+}
+
+/// The Pi-dialect context of every file, written out as JSON text.
+pub fn contexts_all(files: &[(PathBuf, Vec<u8>)]) -> usize {
+    files.iter().filter_map(|(_, b)| session_core::Session::load(b).ok()).map(|s| context_json_len(&s)).sum()
 }
 
 /// `SessionInfo` of every file in picker mode (no `allMessagesText`).
