@@ -3,8 +3,10 @@
 //! - `corpus --size 1GiB --seed N --out DIR [--outliers K] [--median SIZE]`: generate a realistic store;
 //! - `bench [--save NAME] [--compare NAME] [--wall]`: instruction counts against a baseline;
 //! - `bench-reference [--corpus DIR]`: Pi 1.6 and ccusage timed beside us;
-//! - `stress [--dir DIR]`: hostile inputs too large to commit, with time and peak memory.
+//! - `stress [--dir DIR]`: hostile inputs too large to commit, with time and peak memory;
+//! - `adversarial`: rewrite the small hostile corpus in `corpora/adversarial/`.
 
+mod adversarial;
 mod bench;
 mod corpus;
 mod stress;
@@ -46,6 +48,12 @@ fn main() -> anyhow::Result<()> {
             bench::bench(flag(&args, "--save"), flag(&args, "--compare"), args.iter().any(|a| a == "--wall"))
         }
         Some("stress") => stress::stress(flag(&args, "--dir").map(PathBuf::from)),
+        Some("adversarial") => {
+            let out = root().join("corpora").join("adversarial");
+            adversarial::write(&out)?;
+            println!("wrote {}", out.display());
+            Ok(())
+        }
         Some("bench-reference") => bench::bench_reference(flag(&args, "--corpus").map(PathBuf::from)),
         _ => {
             eprintln!(

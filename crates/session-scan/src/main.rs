@@ -21,10 +21,13 @@ struct Cli {
     /// Worker threads (default: all cores).
     #[arg(long, global = true)]
     threads: Option<usize>,
-    /// Map files of 4 MiB or more instead of reading them (faster on a few huge files, but a
-    /// file truncated by another process while mapped ends the process with SIGBUS).
-    #[arg(long, global = true)]
+    /// Map files of 4 MiB or more instead of reading them (the default; a file that shrinks
+    /// while mapped is detected and read again).
+    #[arg(long, global = true, overrides_with = "no_mmap")]
     mmap: bool,
+    /// Read every file into memory; never map.
+    #[arg(long, global = true)]
+    no_mmap: bool,
 }
 
 #[derive(Subcommand)]
@@ -84,12 +87,14 @@ struct Outcome {
     stdout: Vec<u8>,
     stderr: Vec<String>,
     failed: bool,
+    /// The file was mapped and shrank while it was read: the output is not to be trusted.
+    truncated: bool,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if cli.mmap {
-        session_scan::read::set_default_strategy(ReadStrategy::Auto);
+    if cli.no_mmap && !cli.mmap {
+        session_scan::read::set_default_strategy(ReadStrategy::Buffered);
     }
     if let Some(n) = cli.threads
         && let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global()
@@ -127,7 +132,7 @@ fn main() -> ExitCode {
     let batch = rayon::current_num_threads().max(1) * 8;
     for chunk in paths.chunks(batch) {
         let outcomes: Vec<Outcome> =
-            chunk.par_iter().map_init(Vec::new, |buf, p| run_file(p, which, args.json, buf)).collect();
+            chunk.par_iter().map_init(Vec::new, |buf, p| run_file_safely(p, which, args.json, buf)).collect();
         for o in outcomes {
             for line in &o.stderr {
                 eprintln!("{line}");
@@ -161,9 +166,28 @@ fn error_record(file: &str, line: Option<u64>, offset: Option<u64>, message: &st
     buf
 }
 
-fn run_file(path: &std::path::Path, which: Which<'_>, json: bool, buf: &mut Vec<u8>) -> Outcome {
+/// Runs one file; when a mapped file shrank under us, its output is thrown away and the file is
+/// read again into memory, so that what is printed is a state the file really had.
+fn run_file_safely(path: &std::path::Path, which: Which<'_>, json: bool, buf: &mut Vec<u8>) -> Outcome {
+    let strategy = session_scan::read::default_strategy();
+    let mut o = run_file(path, which, json, buf, strategy);
+    if o.truncated {
+        let note = format!("{}: the file shrank while it was mapped: read it again", path.to_string_lossy());
+        o = run_file(path, which, json, buf, ReadStrategy::Buffered);
+        o.stderr.insert(0, note);
+    }
+    o
+}
+
+fn run_file(
+    path: &std::path::Path,
+    which: Which<'_>,
+    json: bool,
+    buf: &mut Vec<u8>,
+    strategy: ReadStrategy,
+) -> Outcome {
     let file = path.to_string_lossy().into_owned();
-    let mut o = Outcome { stdout: Vec::new(), stderr: Vec::new(), failed: false };
+    let mut o = Outcome { stdout: Vec::new(), stderr: Vec::new(), failed: false, truncated: false };
     let fail = |o: &mut Outcome, line: Option<u64>, offset: Option<u64>, msg: String| {
         let at = match (line, offset) {
             (Some(l), Some(b)) => format!("{file}:{l}: byte {b}: "),
@@ -175,7 +199,7 @@ fn run_file(path: &std::path::Path, which: Which<'_>, json: bool, buf: &mut Vec<
             o.stdout.extend(error_record(&file, line, offset, &msg));
         }
     };
-    let map = match read_file_into(path, session_scan::read::default_strategy(), buf) {
+    let map = match read_file_into(path, strategy, buf) {
         Ok((map, _)) => map,
         Err(e) => {
             fail(&mut o, None, None, format!("cannot read: {e}"));
@@ -191,6 +215,7 @@ fn run_file(path: &std::path::Path, which: Which<'_>, json: bool, buf: &mut Vec<
                 session_core::LoadError::Empty => (None, None),
             };
             fail(&mut o, line, offset, e.to_string());
+            o.truncated = map.as_ref().is_some_and(|m| m.truncated());
             return o;
         }
     };
@@ -266,5 +291,6 @@ fn run_file(path: &std::path::Path, which: Which<'_>, json: bool, buf: &mut Vec<
             }
         }
     }
+    o.truncated = map.as_ref().is_some_and(|m| m.truncated());
     o
 }

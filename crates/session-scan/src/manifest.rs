@@ -116,6 +116,10 @@ pub const CORPORA: &[(&str, &str)] = &[
         "real",
         "two real v1 sessions from Pi's own test suite (pi-mono packages/coding-agent/test/fixtures, MIT, see LICENSE-pi-mono); expected/ from Pi 1.6.0 with --deterministic",
     ),
+    (
+        "adversarial",
+        "8 hostile sessions and a hostile store written by cargo xtask adversarial; expected/ from the oracle's tree.mjs, stats.mjs and context.mjs (--isolate --deterministic --timeout-ms 20000) and list.mjs under Pi 1.6.0",
+    ),
 ];
 
 /// Renders the whole manifest (every corpus) as pretty JSON text.

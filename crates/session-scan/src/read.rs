@@ -7,23 +7,23 @@ use std::path::Path;
 /// How to get a file's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReadStrategy {
-    /// Read files below [`MMAP_THRESHOLD`], map larger ones (`--mmap`).
+    /// Read files below [`MMAP_THRESHOLD`], map larger ones: the default. A map that shrinks
+    /// under us is detected ([`crate::mmap::Mapped::truncated`]) and the file read again.
+    #[default]
     Auto,
     /// Always map.
     Mmap,
-    /// Always read into memory: the default, since a mapped file that another process
-    /// truncates (a live session being rewritten) raises SIGBUS, which would end the process.
-    #[default]
+    /// Always read into memory (`--no-mmap`).
     Buffered,
 }
 
 static DEFAULT: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
 
-/// Sets the strategy the commands use (the CLI's `--mmap` picks [`ReadStrategy::Auto`]).
+/// Sets the strategy the commands use (the CLI's `--no-mmap` picks [`ReadStrategy::Buffered`]).
 pub fn set_default_strategy(s: ReadStrategy) {
     let v = match s {
-        ReadStrategy::Buffered => 0,
-        ReadStrategy::Auto => 1,
+        ReadStrategy::Auto => 0,
+        ReadStrategy::Buffered => 1,
         ReadStrategy::Mmap => 2,
     };
     DEFAULT.store(v, std::sync::atomic::Ordering::Relaxed);
@@ -32,9 +32,9 @@ pub fn set_default_strategy(s: ReadStrategy) {
 /// The strategy the commands use.
 pub fn default_strategy() -> ReadStrategy {
     match DEFAULT.load(std::sync::atomic::Ordering::Relaxed) {
-        1 => ReadStrategy::Auto,
+        1 => ReadStrategy::Buffered,
         2 => ReadStrategy::Mmap,
-        _ => ReadStrategy::Buffered,
+        _ => ReadStrategy::Auto,
     }
 }
 
@@ -47,7 +47,7 @@ pub enum FileBytes {
     /// Read into memory.
     Owned(Vec<u8>),
     /// Mapped read-only.
-    Mapped(memmap2::Mmap),
+    Mapped(crate::mmap::Mapped),
 }
 
 impl std::ops::Deref for FileBytes {
@@ -74,13 +74,9 @@ pub fn read_file_into(
     path: &Path,
     strategy: ReadStrategy,
     buf: &mut Vec<u8>,
-) -> std::io::Result<(Option<memmap2::Mmap>, f64)> {
+) -> std::io::Result<(Option<crate::mmap::Mapped>, f64)> {
     buf.clear();
-    let mut file = File::open(path)?;
-    let meta = file.metadata()?;
-    if meta.is_dir() {
-        return Err(std::io::Error::other("is a directory"));
-    }
+    let (mut file, meta) = open_regular(path)?;
     let mtime = meta
         .modified()
         .ok()
@@ -100,6 +96,27 @@ pub fn read_file_into(
     buf.reserve(meta.len() as usize + 1);
     file.read_to_end(buf)?;
     Ok((None, mtime))
+}
+
+/// Opens a file for reading, refusing anything but a regular file. The open does not block, so
+/// a FIFO or a device named `*.jsonl` is reported instead of waiting forever for a writer.
+pub fn open_regular(path: &Path) -> std::io::Result<(File, std::fs::Metadata)> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(std::io::Error::other("is a directory"));
+    }
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    Ok((file, meta))
 }
 
 /// Expands the arguments: files as given, directories recursively to their `*.jsonl` files in
@@ -161,11 +178,7 @@ pub fn for_each_line_chunked(
 ) -> std::io::Result<(u64, f64)> {
     use session_core::lines::{LineRule, Lines};
     let chunk = chunk.max(1);
-    let mut file = File::open(path)?;
-    let meta = file.metadata()?;
-    if meta.is_dir() {
-        return Err(std::io::Error::other("is a directory"));
-    }
+    let (mut file, meta) = open_regular(path)?;
     let mtime = meta.modified().ok().map_or(f64::NAN, crate::list::system_time_ms);
     buf.clear();
     let (mut base, mut lines_before, mut eof) = (0u64, 0u64, false);

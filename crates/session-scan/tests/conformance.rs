@@ -582,3 +582,72 @@ fn list_all_tie_breaks_match_pi_1_6() {
     let gold = parse(&std::fs::read_to_string(corpora().join("edge/expected/listall-ties.json")).unwrap());
     assert!(same(&ours, &gold), "ours: {}\ngold: {}", to_json(&ours), to_json(&gold));
 }
+
+/// `corpora/adversarial` (written by `cargo xtask adversarial`): Pi 1.6's outputs where it gave
+/// one; where it hung, crashed or threw, we answer and report the entries at fault.
+#[test]
+fn adversarial_corpus_matches_pi_1_6_where_pi_answers() {
+    let t = check_golden("adversarial", "tree.jsonl", &["roots", "nodes"], ours_tree);
+    assert_eq!(t.len(), 8);
+    // getTree() never returns on a duplicate id that closes a loop.
+    expect_outcomes(&t, &[("duplicate-id-loops.jsonl", "reference-failed")]);
+    let s = check_golden("adversarial", "stats.jsonl", &["sessionId", "stats", "breakdown"], ours_stats);
+    assert_eq!(s.len(), 8);
+    // getSessionStats() throws on assistants without usage and on a message entry without
+    // `message`; we count what is there and report each entry.
+    expect_outcomes(
+        &s,
+        &[
+            ("almost-json.jsonl", "reference-failed"),
+            ("cycle-two.jsonl", "reference-failed"),
+            ("duplicate-id-loops.jsonl", "reference-failed"),
+            ("duplicate-ids-100k.jsonl", "reference-failed"),
+            ("invalid-utf8.jsonl", "reference-failed"),
+            ("nul-bytes.jsonl", "reference-failed"),
+        ],
+    );
+    let c = check_golden("adversarial", "context.jsonl", CONTEXT_KEYS, ours_context);
+    assert_eq!(c.len(), 8);
+    // buildSessionContext() walks parent loops until V8 runs out of memory and aborts.
+    expect_outcomes(
+        &c,
+        &[
+            ("cycle-two.jsonl", "reference-failed"),
+            ("duplicate-id-loops.jsonl", "reference-failed"),
+            ("duplicate-ids-100k.jsonl", "reference-failed"),
+            ("self-parent.jsonl", "reference-failed"),
+        ],
+    );
+}
+
+#[test]
+fn adversarial_store_lists_like_pi_1_6_and_reports_the_rest() {
+    let root = corpora().join("adversarial").join("store");
+    let ours = listing(&session_scan::list::Scope::All { root: root.clone() });
+    let text = std::fs::read_to_string(corpora().join("adversarial/expected/list.json")).unwrap();
+    let gold = parse(&text);
+    let ours = with_prefix(ours, &format!("{}/", root.display()), "");
+    assert!(same(&ours, &gold), "ours: {}\ngold: {}", to_json(&ours), to_json(&gold));
+    // What Pi leaves out silently we leave out with a reason: the folder named x.jsonl (seen
+    // through both cwd folders) and the dangling link.
+    let candidates = session_scan::list::discover(&session_scan::list::Scope::All { root });
+    let listed = session_scan::list::read_infos(&candidates, true, false);
+    let mut reasons: Vec<String> = listed
+        .iter()
+        .filter_map(|l| l.info.as_ref().err().map(|e| (l, e)))
+        .map(|(l, e)| {
+            let name = l.path.file_name().unwrap().to_string_lossy().into_owned();
+            format!("{name}: {}", e.reason)
+        })
+        .collect();
+    reasons.sort();
+    assert_eq!(
+        reasons,
+        [
+            "dangling.jsonl: cannot read: No such file or directory (os error 2)",
+            "dangling.jsonl: cannot read: No such file or directory (os error 2)",
+            "x.jsonl: cannot read: is a directory",
+            "x.jsonl: cannot read: is a directory"
+        ]
+    );
+}

@@ -1,0 +1,165 @@
+//! The `session-scan` binary end to end: exit codes, machine-readable errors, and files that
+//! are not what their names say (FIFOs, unreadable files, dangling links, folders).
+
+#![allow(clippy::unwrap_used)] // test inputs are made here; a panic is a failed test
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+const MESSAGE: &str = r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1767225601000}}"#;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("session-scan-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the binary with a deadline: a hang is a failure, not a stuck test run.
+fn run(cmd: &mut Command) -> Output {
+    let child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let pid = child.id();
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || send.send(child.wait_with_output()));
+    match receive.recv_timeout(Duration::from_secs(20)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("session-scan did not finish within 20 s");
+        }
+    }
+}
+
+fn scan() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_session-scan"))
+}
+
+fn good_file(dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, format!("{HEADER}\n{MESSAGE}\n")).unwrap();
+    p
+}
+
+fn json_lines(out: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(out).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn exit_codes_are_zero_one_and_two() {
+    let dir = scratch("codes");
+    let ok = good_file(&dir, "ok.jsonl");
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, "not json\n").unwrap();
+    assert_eq!(run(scan().arg("stats").arg(&ok)).status.code(), Some(0));
+    assert_eq!(run(scan().arg("stats").arg(&ok).arg(&bad)).status.code(), Some(1));
+    assert_eq!(run(scan().arg("stats").arg("--no-such-flag")).status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn json_errors_name_the_file_line_and_byte_offset() {
+    let dir = scratch("errors");
+    let ok = good_file(&dir, "ok.jsonl");
+    let bad = dir.join("bad.jsonl");
+    // The first record is not a header: refused, at line 2, byte 5 (after the blank line).
+    std::fs::write(&bad, format!("    \n{MESSAGE}\n")).unwrap();
+    let out = run(scan().args(["tree", "--json"]).arg(&ok).arg(&bad));
+    assert_eq!(out.status.code(), Some(1));
+    let records = json_lines(&out.stdout);
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0]["file"], ok.to_string_lossy().as_ref());
+    assert!(records[0].get("error").is_none());
+    let err = &records[1];
+    assert_eq!(err["file"], bad.to_string_lossy().as_ref());
+    assert_eq!((err["error"]["line"].as_u64(), err["error"]["offset"].as_u64()), (Some(2), Some(5)), "{err}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("{}:2: byte 5:", bad.display())), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_fifo_named_like_a_session_is_refused_without_waiting_for_a_writer() {
+    let dir = scratch("fifo");
+    let cwd = dir.join("--w--");
+    std::fs::create_dir_all(&cwd).unwrap();
+    good_file(&cwd, "ok.jsonl");
+    let fifo = cwd.join("pipe.jsonl");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for args in [vec!["stats"], vec!["tree", "--json"], vec!["context", "--json"]] {
+        let out = run(scan().args(&args).arg(&fifo));
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("not a regular file"), "{args:?}");
+    }
+    let out = run(scan().args(["list", "--json"]).arg(&dir));
+    assert_eq!(out.status.code(), Some(1), "some files had errors");
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a regular file"));
+    let out = run(scan().args(["usage", "session", "--json"]).arg(&dir));
+    assert!(out.status.code().is_some(), "usage ended by a signal");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+}
+
+#[test]
+fn an_unreadable_file_is_reported_and_the_others_are_listed() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("unreadable");
+    let cwd = dir.join("--w--");
+    std::fs::create_dir_all(&cwd).unwrap();
+    good_file(&cwd, "ok.jsonl");
+    let locked = good_file(&cwd, "locked.jsonl");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    for d in [&dir, &cwd] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    // Root reads any file, so as root the binary runs as `nobody`, from a copy that `nobody` can
+    // reach whatever the permissions of the build folder.
+    let mut cmd = if is_root() {
+        let copy = dir.join("session-scan");
+        std::fs::copy(env!("CARGO_BIN_EXE_session-scan"), &copy).unwrap();
+        std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(copy);
+        c
+    } else {
+        scan()
+    };
+    let out = run(cmd.args(["list", "--json"]).arg(&dir));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    assert!(stderr.contains("locked.jsonl") && stderr.contains("Permission denied"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn mapped_and_read_files_give_the_same_output() {
+    let dir = scratch("mapped");
+    // Over the 4 MiB threshold, so the default maps it and `--no-mmap` reads it.
+    let mut text = format!("{HEADER}\n");
+    let mut parent = "null".to_string();
+    for i in 0..20_000 {
+        text.push_str(&format!(
+            r#"{{"type":"message","id":"m{i}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"{}","timestamp":1767225601000}}}}"#,
+            "x".repeat(200)
+        ));
+        text.push('\n');
+        parent = format!("\"m{i}\"");
+    }
+    let big = dir.join("big.jsonl");
+    std::fs::write(&big, text).unwrap();
+    for cmd in ["tree", "stats", "context"] {
+        let mapped = run(scan().args([cmd, "--json"]).arg(&big));
+        let read = run(scan().args([cmd, "--json", "--no-mmap"]).arg(&big));
+        assert_eq!(mapped.status.code(), Some(0), "{cmd}");
+        assert_eq!(mapped.stdout, read.stdout, "{cmd}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
