@@ -71,20 +71,19 @@ fn session_files() -> Vec<(&'static str, Vec<u8>)> {
     );
     out.push((
         "nesting-100k.jsonl",
-        file(&[HEADER.into(), message("m", None, "user", "before the deep one"), deep, message("z", Some("n"), "user", "after it")]),
+        file(&[
+            HEADER.into(),
+            message("m", None, "user", "before the deep one"),
+            deep,
+            message("z", Some("n"), "user", "after it"),
+        ]),
     ));
     // Invalid UTF-8 inside strings (Node decodes it to U+FFFD; JSON stays valid) and outside them.
     let mut bad = file(&[HEADER.into(), message("u1", None, "user", "ok")]);
-    for (i, bytes) in [
-        &b"\xff\xfe"[..],
-        b"\xc3\x28",
-        b"\xed\xa0\x80",
-        b"\xf0\x9f\x98",
-        b"\xc0\xaf",
-        b"\xf4\x90\x80\x80",
-    ]
-    .iter()
-    .enumerate()
+    for (i, bytes) in
+        [&b"\xff\xfe"[..], b"\xc3\x28", b"\xed\xa0\x80", b"\xf0\x9f\x98", b"\xc0\xaf", b"\xf4\x90\x80\x80"]
+            .iter()
+            .enumerate()
     {
         let prev = if i == 0 { "u1".to_string() } else { format!("v{}", i - 1) };
         bad.extend_from_slice(

@@ -4,6 +4,7 @@
 //! - `bench [--save NAME] [--compare NAME] [--wall]`: instruction counts against a baseline;
 //! - `bench-reference [--corpus DIR]`: Pi 1.6 and ccusage timed beside us;
 //! - `stress [--dir DIR]`: hostile inputs too large to commit, with time and peak memory;
+//! - `memcheck`: peak memory of listing and usage, bounded whatever the file sizes (run by CI);
 //! - `adversarial`: rewrite the small hostile corpus in `corpora/adversarial/`.
 
 mod adversarial;
@@ -47,6 +48,7 @@ fn main() -> anyhow::Result<()> {
         Some("bench") => {
             bench::bench(flag(&args, "--save"), flag(&args, "--compare"), args.iter().any(|a| a == "--wall"))
         }
+        Some("memcheck") => stress::memcheck(),
         Some("stress") => stress::stress(flag(&args, "--dir").map(PathBuf::from)),
         Some("adversarial") => {
             let out = root().join("corpora").join("adversarial");

@@ -146,3 +146,81 @@ pub fn stress(dir: Option<PathBuf>) -> anyhow::Result<()> {
     anyhow::ensure!(rows.iter().all(|r| r.2.0 >= 0 && r.2.0 <= 1) && consistent, "a stress case failed");
     Ok(())
 }
+
+/// Writes a session of about `bytes` bytes whose messages carry `line` bytes of text each.
+fn write_session(path: &Path, bytes: usize, line: usize, seed: usize) -> anyhow::Result<()> {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(f, "{HEADER}")?;
+    let text = "z".repeat(line);
+    let (mut written, mut k) = (0usize, 0usize);
+    let mut parent = "null".to_string();
+    while written < bytes {
+        let role = if k % 2 == 0 { "user" } else { "assistant" };
+        let usage = if role == "assistant" {
+            r#","usage":{"input":10,"output":20,"cacheRead":0,"cacheWrite":0,"totalTokens":30,"cost":{"input":0.01,"output":0.02,"cacheRead":0,"cacheWrite":0,"total":0.03}},"provider":"p","model":"m""#
+        } else {
+            ""
+        };
+        let l = format!(
+            "{{\"type\":\"message\",\"id\":\"e{seed}-{k}\",\"parentId\":{parent},\"timestamp\":\"2026-01-0{}T00:00:01.000Z\",\"message\":{{\"role\":\"{role}\",\"content\":\"{text}\",\"timestamp\":1767225601000{usage}}}}}\n",
+            1 + k % 9
+        );
+        f.write_all(l.as_bytes())?;
+        written += l.len();
+        parent = format!("\"e{seed}-{k}\"");
+        k += 1;
+    }
+    f.flush()?;
+    Ok(())
+}
+
+/// `cargo xtask memcheck`: peak memory of listing and usage stays bounded whatever the file
+/// sizes. The same store is measured twice, the second time with two 96 MB sessions of 1 MB
+/// lines added; the check fails when the picker listing or the usage report passes 64 MB or
+/// grows by more than 16 MB. The full listing prints `allMessagesText`, every message's text, so
+/// its output grows with the input: its memory may grow by 2.5 bytes per byte of output.
+pub fn memcheck() -> anyhow::Result<()> {
+    anyhow::ensure!(Path::new("/usr/bin/time").exists(), "memcheck needs GNU time at /usr/bin/time");
+    let dir = root().join("target/memcheck");
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = dir.join("store/--w--");
+    std::fs::create_dir_all(&store)?;
+    let status =
+        Command::new("cargo").args(["build", "--release", "-p", "session-scan"]).current_dir(root()).status()?;
+    anyhow::ensure!(status.success(), "build failed");
+    let bin = root().join("target/release/session-scan");
+    for k in 0..64 {
+        write_session(&store.join(format!("small-{k:02}.jsonl")), 256 << 10, 300, k)?;
+    }
+    let root_s = dir.join("store").to_string_lossy().into_owned();
+    let commands: [(&str, Vec<&str>); 3] = [
+        ("list --json", vec!["list", &root_s, "--json"]),
+        (
+            "list (picker fields)",
+            vec!["list", &root_s, "--json", "--fields", "path,messageCount,firstMessage,modified"],
+        ),
+        ("usage daily --json", vec!["usage", "daily", &root_s, "--json", "--timezone", "UTC"]),
+    ];
+    let small: Vec<Measured> = commands.iter().map(|(_, a)| measure(&bin, a)).collect::<anyhow::Result<_>>()?;
+    for k in 0..2 {
+        write_session(&store.join(format!("huge-{k}.jsonl")), 96 << 20, 1 << 20, 100 + k)?;
+    }
+    let large: Vec<Measured> = commands.iter().map(|(_, a)| measure(&bin, a)).collect::<anyhow::Result<_>>()?;
+    println!("{:<24} {:>14} {:>14} {:>8}", "command", "16 MB store", "+192 MB files", "growth");
+    let mut ok = true;
+    let output = |args: &[&str]| -> anyhow::Result<f64> {
+        Ok(Command::new(&bin).args(args).output()?.stdout.len() as f64 / (1 << 20) as f64)
+    };
+    let full_output = output(&commands[0].1)?;
+    for (i, (((name, _), s), l)) in commands.iter().zip(&small).zip(&large).enumerate() {
+        let (Some(a), Some(b)) = (s.2, l.2) else { anyhow::bail!("no peak memory reading for {name}") };
+        let bounded = if i == 0 { b - a < 2.5 * full_output } else { b < 64.0 && b - a < 16.0 };
+        let pass = s.0 == 0 && l.0 == 0 && bounded;
+        ok &= pass;
+        println!("{name:<24} {a:>11.1} MB {b:>11.1} MB {:>5.1} MB {}", b - a, if pass { "ok" } else { "FAIL" });
+    }
+    std::fs::remove_dir_all(&dir)?;
+    println!("full listing output on the larger store: {full_output:.1} MB");
+    anyhow::ensure!(ok, "peak memory is not bounded");
+    Ok(())
+}

@@ -145,7 +145,7 @@ pub fn stats_record<'a>(file: &str, session: &Session<'a>, totals: &Totals) -> V
 }
 
 /// A `SessionInfo` with the reference's field names; invalid dates are `null`.
-pub fn info_record<'a>(path: &str, info: &SessionInfo<'a>) -> Value<'a> {
+pub fn info_record<'a>(path: &str, info: &'a SessionInfo<'_>) -> Value<'a> {
     let date = |t: f64| {
         if t.is_nan() { Value::Null } else { Value::String(JsStr::owned(session_core::text::js_iso_string(t))) }
     };
@@ -160,7 +160,7 @@ pub fn info_record<'a>(path: &str, info: &SessionInfo<'a>) -> Value<'a> {
     props.push(("modified", date(info.modified)));
     props.push(("messageCount", num(info.message_count as f64)));
     props.push(("firstMessage", Value::String(info.first_message.clone())));
-    props.push(("allMessagesText", Value::String(JsStr(std::borrow::Cow::Owned(info.all_messages_text.clone())))));
+    props.push(("allMessagesText", Value::String(JsStr(std::borrow::Cow::Borrowed(&info.all_messages_text)))));
     obj(props)
 }
 
