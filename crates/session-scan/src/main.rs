@@ -272,7 +272,8 @@ fn run_file(
             let messages =
                 if c.format == FormatArg::Llm { convert_to_llm(&ctx.messages, &arena) } else { ctx.messages.clone() };
             if json {
-                o.stdout.extend(report::context_record(&file, &session, leaf, &branch, &ctx, &messages));
+                o.stdout.reserve(bytes.len().min(256 << 20));
+                report::write_context_record(&mut o.stdout, &file, &session, leaf, &branch, &ctx, &messages);
             } else {
                 let values: Vec<Value<'_>> = messages.iter().map(|m| m.to_value(&arena)).collect();
                 o.stdout.extend(report::context_text(&file, &values).into_bytes());

@@ -225,25 +225,39 @@ pub fn context_record(
     context: &session_core::context::Context<'_>,
     messages: &[session_core::context::Message<'_>],
 ) -> Vec<u8> {
-    use session_core::json::{write_json, write_string};
     let mut out = Vec::with_capacity(256 + messages.len() * 64);
+    write_context_record(&mut out, file, session, leaf, branch, context, messages);
+    out
+}
+
+/// [`context_record`], appended to `out` (the CLI writes straight into its output buffer).
+pub fn write_context_record(
+    out: &mut Vec<u8>,
+    file: &str,
+    session: &Session<'_>,
+    leaf: Option<&Field<'_>>,
+    branch: &[usize],
+    context: &session_core::context::Context<'_>,
+    messages: &[session_core::context::Message<'_>],
+) {
+    use session_core::json::{write_json, write_string};
     out.extend_from_slice(b"{\"file\":");
-    write_string(file.as_bytes(), &mut out);
+    write_string(file.as_bytes(), out);
     match leaf {
         None => out.extend_from_slice(b",\"leafId\":null"),
         Some(f) => {
             if let Some(v) = f.to_value() {
                 out.extend_from_slice(b",\"leafId\":");
-                write_json(&v, &mut out);
+                write_json(&v, out);
             }
         }
     }
     out.extend_from_slice(b",\"branch\":");
     let ids = branch.iter().map(|&i| session.records[i].id.to_value().unwrap_or(Value::Null)).collect();
-    write_json(&Value::Array(ids), &mut out);
+    write_json(&Value::Array(ids), out);
     out.extend_from_slice(b",\"sessionName\":");
     match session.name() {
-        Some(n) => write_string(n.as_bytes(), &mut out),
+        Some(n) => write_string(n.as_bytes(), out),
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(format!(",\"entryCount\":{}", session.entries().count()).as_bytes());
@@ -252,21 +266,20 @@ pub fn context_record(
         if k > 0 {
             out.push(b',');
         }
-        m.write_json(&mut out);
+        m.write_json(out);
     }
     out.push(b']');
     if let Some(t) = &context.thinking_level {
         out.extend_from_slice(b",\"thinkingLevel\":");
-        write_json(t, &mut out);
+        write_json(t, out);
     }
     out.extend_from_slice(b",\"model\":");
-    write_json(&context.model, &mut out);
+    write_json(&context.model, out);
     if let Some(tools) = &context.active_tools {
         out.extend_from_slice(b",\"activeToolNames\":");
-        write_json(tools, &mut out);
+        write_json(tools, out);
     }
     out.extend_from_slice(b"}}\n");
-    out
 }
 
 /// A readable transcript: roles, text, thinking folded, tool calls and results shortened,
