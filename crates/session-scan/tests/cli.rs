@@ -163,3 +163,57 @@ fn mapped_and_read_files_give_the_same_output() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_session_appended_to_while_it_is_read_gives_a_consistent_prefix() {
+    use std::io::Write;
+    let dir = scratch("appended");
+    let cwd = dir.join("--w--");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let path = cwd.join("live.jsonl");
+    std::fs::write(&path, format!("{HEADER}\n")).unwrap();
+    let writer = {
+        let path = path.clone();
+        std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+            let mut parent = "null".to_string();
+            for k in 0..4000 {
+                let line = format!(
+                    r#"{{"type":"message","id":"m{k}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"{}","timestamp":1767225601000}}}}"#,
+                    "y".repeat(300)
+                );
+                // Two writes per line, so that readers also meet half-written lines.
+                let (a, b) = line.as_bytes().split_at(line.len() / 2);
+                f.write_all(a).unwrap();
+                f.write_all(b).unwrap();
+                f.write_all(b"\n").unwrap();
+                parent = format!("\"m{k}\"");
+                if k % 20 == 0 {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+            }
+        })
+    };
+    let mut counts = Vec::new();
+    while !writer.is_finished() || counts.len() < 3 {
+        let out = run(scan().args(["list", "--json", "--fields", "messageCount"]).arg(&dir));
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        counts.push(rows[0]["messageCount"].as_u64().unwrap());
+        let ctx = run(scan().args(["context", "--json"]).arg(&path));
+        assert_eq!(ctx.status.code(), Some(0), "{}", String::from_utf8_lossy(&ctx.stderr));
+        let rec: serde_json::Value = serde_json::from_slice(&ctx.stdout).unwrap();
+        // Every message seen is whole and the chain from the leaf is unbroken.
+        let messages = rec["context"]["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), rec["branch"].as_array().unwrap().len());
+        assert!(messages.iter().all(|m| m["content"].as_str().is_some_and(|c| c.len() == 300)));
+    }
+    writer.join().unwrap();
+    // Each listing saw a prefix: counts never go back, and the last one after the writer is whole.
+    assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+    assert!(counts.iter().any(|&c| c > 0 && c < 4000), "no listing ran while the file grew: {counts:?}");
+    let out = run(scan().args(["list", "--json", "--fields", "messageCount"]).arg(&dir));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows[0]["messageCount"], 4000);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
