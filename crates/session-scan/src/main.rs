@@ -51,15 +51,19 @@ struct ContextArgs {
     /// Rebuild from this entry instead of the session's leaf.
     #[arg(long)]
     leaf: Option<String>,
-    /// Whose rules: Pi 1.6, the Atomic fork, or pi-agent-core's harness (generation A).
+    /// Whose rules: Pi 1.6, the Atomic fork, or pi-agent-core's harness (generation A for v3
+    /// lines; generation C for `{"v":4,"kind":"header"}` files).
     #[arg(long, value_enum, default_value_t = DialectArg::Pi)]
     dialect: DialectArg,
+    /// Harness generation C: the branch whose tip to start from.
+    #[arg(long, default_value = "main")]
+    branch: String,
     /// `context`: the session messages; `llm`: after Pi's convertToLlm.
     #[arg(long, value_enum, default_value_t = FormatArg::Context)]
     format: FormatArg,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum DialectArg {
     Pi,
     Atomic,
@@ -207,6 +211,33 @@ fn run_file(
         }
     };
     let bytes: &[u8] = map.as_deref().unwrap_or(buf);
+    if let Which::Context(c) = which
+        && c.dialect == DialectArg::Harness
+        && session_core::harness4::is_format4(bytes)
+    {
+        let arena = bumpalo::Bump::new();
+        let built = session_core::harness4::load_format4(bytes, &arena)
+            .and_then(|f| session_core::harness4::build_context4(&f, &c.branch).map(|ctx| (f, ctx)))
+            .map_err(|e| (e.line, e.offset, e.reason));
+        match built {
+            Ok((f, ctx)) => {
+                let messages = if c.format == FormatArg::Llm {
+                    session_core::context::convert_to_llm(&ctx.messages, &arena)
+                } else {
+                    ctx.messages.clone()
+                };
+                if json {
+                    report::write_format4_record(&mut o.stdout, &file, &f, &ctx, &c.branch, &messages);
+                } else {
+                    let values: Vec<Value<'_>> = messages.iter().map(|m| m.to_value(&arena)).collect();
+                    o.stdout.extend(report::context_text(&file, &values).into_bytes());
+                }
+            }
+            Err((line, offset, reason)) => fail(&mut o, line, offset, reason),
+        }
+        o.truncated = map.as_ref().is_some_and(|m| m.truncated());
+        return o;
+    }
     let session = match session_scan::load_session(bytes) {
         Ok(s) => s,
         Err(e) => {

@@ -110,7 +110,7 @@ pub const CORPORA: &[(&str, &str)] = &[
     ),
     (
         "harness",
-        "7 v3-shaped harness sessions (oracle harness-cases/v3, tools/make-harness-cases.mjs); expected/ from pi-agent-core 0.83.0's own session code (harness.mjs --core 083)",
+        "7 v3-shaped harness sessions (oracle harness-cases/v3) and 18 format-4 files (oracle harness-cases), from tools/make-harness-cases.mjs; expected/ from pi-agent-core 0.83.0's and 0.87.1's own session code (harness.mjs --core 083 and --core 087)",
     ),
     (
         "real",

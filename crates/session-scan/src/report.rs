@@ -230,6 +230,44 @@ pub fn context_record(
     out
 }
 
+/// The `context --json` record of a harness generation C (format 4) file: the same keys as
+/// [`context_record`] (`leafId` is the branch tip, `branch` the entry ids read), plus
+/// `branchName`, `lane` and `format: "v4"`. Format 4 keeps no model or thinking level in its
+/// entries, so those are Pi's defaults (`null`, `"off"`).
+pub fn write_format4_record(
+    out: &mut Vec<u8>,
+    file: &str,
+    f: &session_core::harness4::Format4<'_>,
+    ctx: &session_core::harness4::Context4<'_>,
+    branch_name: &str,
+    messages: &[session_core::context::Message<'_>],
+) {
+    use session_core::json::{write_json, write_string};
+    out.extend_from_slice(b"{\"file\":");
+    write_string(file.as_bytes(), out);
+    out.extend_from_slice(b",\"format\":\"v4\",\"branchName\":");
+    write_string(branch_name.as_bytes(), out);
+    out.extend_from_slice(b",\"lane\":");
+    write_string(ctx.lane.as_bytes(), out);
+    out.extend_from_slice(b",\"leafId\":");
+    match &ctx.tip {
+        Some(t) => write_string(t.as_bytes(), out),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"branch\":");
+    let ids = ctx.path.iter().map(|&i| Value::String(f.entries[i].id.clone())).collect();
+    write_json(&Value::Array(ids), out);
+    out.extend_from_slice(format!(",\"sessionName\":null,\"entryCount\":{}", f.entries.len()).as_bytes());
+    out.extend_from_slice(b",\"context\":{\"messages\":[");
+    for (k, m) in messages.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        m.write_json(out);
+    }
+    out.extend_from_slice(b"],\"thinkingLevel\":\"off\",\"model\":null}}\n");
+}
+
 /// [`context_record`], appended to `out` (the CLI writes straight into its output buffer).
 pub fn write_context_record(
     out: &mut Vec<u8>,

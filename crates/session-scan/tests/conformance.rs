@@ -651,3 +651,52 @@ fn adversarial_store_lists_like_pi_1_6_and_reports_the_rest() {
         ]
     );
 }
+
+/// §7.6 generation C (format 4 files), checked against the oracle's `harness.mjs --core 087`:
+/// the context and its LLM form, the tip and lane of each branch, and the files that fail to open.
+/// The golden's v3 records (0.87.1 importing coding-agent files) are not compared: v3 files
+/// follow generation A (the test above).
+#[test]
+fn harness_format_4_matches_pi_agent_core_0_87() {
+    use session_core::context::convert_to_llm;
+    use session_core::harness4::{build_context4, is_format4, load_format4};
+    let goldens = golden_lines(&corpora().join("harness/expected/harness-golden-087.jsonl"));
+    let mut compared = 0;
+    for g in goldens {
+        let file = file_of(&g);
+        if file.contains("/v3/") {
+            continue;
+        }
+        let bytes = std::fs::read(corpora().join("harness/sessions").join(file.rsplit('/').next().unwrap())).unwrap();
+        assert!(is_format4(&bytes), "{file}");
+        let branch = g.get("branch").and_then(Value::as_str).map_or("main".into(), |b| b.to_str_lossy().into_owned());
+        let arena = bumpalo::Bump::new();
+        let built = load_format4(&bytes, &arena).and_then(|f| build_context4(&f, &branch));
+        compared += 1;
+        if g.get("error").is_some() {
+            assert!(built.is_err(), "{file}: the reference fails to open it, we did not");
+            continue;
+        }
+        let ctx = built.unwrap_or_else(|e| panic!("{file}: {e}"));
+        let array = |ms: &[session_core::context::Message<'_>]| {
+            let mut out = b"[".to_vec();
+            for (k, m) in ms.iter().enumerate() {
+                if k > 0 {
+                    out.push(b',');
+                }
+                m.write_json(&mut out);
+            }
+            out.push(b']');
+            parse(std::str::from_utf8(&out).unwrap())
+        };
+        let mut ours = Object::new();
+        ours.insert("lane", Value::String(JsStr::owned(ctx.lane)));
+        ours.insert("tip", ctx.tip.as_ref().map_or(Value::Null, |t| Value::String(t.clone().into_owned())));
+        ours.insert("context", array(&ctx.messages));
+        ours.insert("llm", array(&convert_to_llm(&ctx.messages, &arena)));
+        let ours = parse(&to_json(&Value::Object(ours)));
+        let gold = strip(&g, &["lane", "tip", "context", "llm"]);
+        assert!(same(&ours, &gold), "{file} ({branch})\nours: {}\ngold: {}", to_json(&ours), to_json(&gold));
+    }
+    assert_eq!(compared, 19);
+}
