@@ -261,15 +261,13 @@ pub fn build_context4<'b>(file: &Format4<'b>, branch: &str) -> Result<Context4<'
                 messages.push(Message::Built(Value::Object(o)));
                 messages.extend(tail.iter().filter(|m| kept(m)).map(|m| Message::Built(m.clone())));
             }
-            Some(b"branch_summary") => {
-                if w.get("summary").is_some_and(Value::is_truthy) {
-                    let mut o = Object::new();
-                    o.insert("role", Value::str("branchSummary"));
-                    put(&mut o, "summary", w.get("summary"));
-                    put(&mut o, "fromId", w.get("fromId"));
-                    put(&mut o, "timestamp", w.get("timestamp"));
-                    messages.push(Message::Built(Value::Object(o)));
-                }
+            Some(b"branch_summary") if w.get("summary").is_some_and(Value::is_truthy) => {
+                let mut o = Object::new();
+                o.insert("role", Value::str("branchSummary"));
+                put(&mut o, "summary", w.get("summary"));
+                put(&mut o, "fromId", w.get("fromId"));
+                put(&mut o, "timestamp", w.get("timestamp"));
+                messages.push(Message::Built(Value::Object(o)));
             }
             _ => {}
         }
