@@ -258,14 +258,21 @@ pub fn write_format4_record(
     let ids = ctx.path.iter().map(|&i| Value::String(f.entries[i].id.clone())).collect();
     write_json(&Value::Array(ids), out);
     out.extend_from_slice(format!(",\"sessionName\":null,\"entryCount\":{}", f.entries.len()).as_bytes());
-    out.extend_from_slice(b",\"context\":{\"messages\":[");
+    out.extend_from_slice(b",\"context\":{\"messages\":");
+    write_messages(out, messages);
+    out.extend_from_slice(b",\"thinkingLevel\":\"off\",\"model\":null}}\n");
+}
+
+/// A JSON array of context messages.
+pub fn write_messages(out: &mut Vec<u8>, messages: &[session_core::context::Message<'_>]) {
+    out.push(b'[');
     for (k, m) in messages.iter().enumerate() {
         if k > 0 {
             out.push(b',');
         }
         m.write_json(out);
     }
-    out.extend_from_slice(b"],\"thinkingLevel\":\"off\",\"model\":null}}\n");
+    out.push(b']');
 }
 
 /// [`context_record`], appended to `out` (the CLI writes straight into its output buffer).
@@ -299,14 +306,8 @@ pub fn write_context_record(
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(format!(",\"entryCount\":{}", session.entries().count()).as_bytes());
-    out.extend_from_slice(b",\"context\":{\"messages\":[");
-    for (k, m) in messages.iter().enumerate() {
-        if k > 0 {
-            out.push(b',');
-        }
-        m.write_json(out);
-    }
-    out.push(b']');
+    out.extend_from_slice(b",\"context\":{\"messages\":");
+    write_messages(out, messages);
     if let Some(t) = &context.thinking_level {
         out.extend_from_slice(b",\"thinkingLevel\":");
         write_json(t, out);

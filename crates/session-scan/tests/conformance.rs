@@ -430,14 +430,8 @@ fn harness_dialect_matches_pi_agent_core_0_83() {
         let ctx = build_context(&s, &LeafChoice::Session, Dialect::Harness, &arena);
         let llm = convert_to_llm(&ctx.messages, &arena);
         let array = |ms: &[session_core::context::Message<'_>]| {
-            let mut out = b"[".to_vec();
-            for (k, m) in ms.iter().enumerate() {
-                if k > 0 {
-                    out.push(b',');
-                }
-                m.write_json(&mut out);
-            }
-            out.push(b']');
+            let mut out = Vec::new();
+            report::write_messages(&mut out, ms);
             parse(std::str::from_utf8(&out).unwrap())
         };
         let mut ours = Object::new();
@@ -679,14 +673,8 @@ fn harness_format_4_matches_pi_agent_core_0_87() {
         }
         let ctx = built.unwrap_or_else(|e| panic!("{file}: {e}"));
         let array = |ms: &[session_core::context::Message<'_>]| {
-            let mut out = b"[".to_vec();
-            for (k, m) in ms.iter().enumerate() {
-                if k > 0 {
-                    out.push(b',');
-                }
-                m.write_json(&mut out);
-            }
-            out.push(b']');
+            let mut out = Vec::new();
+            report::write_messages(&mut out, ms);
             parse(std::str::from_utf8(&out).unwrap())
         };
         let mut ours = Object::new();
