@@ -97,6 +97,9 @@ pub fn session_totals(session: &Session<'_>) -> Totals {
         if !wanted {
             continue;
         }
+        if count_without_parsing(entry, &mut totals.stats) {
+            continue;
+        }
         arena.reset();
         let Ok(value) = entry.value(&arena) else { continue };
         let mut problem = |what: &str| {
@@ -186,6 +189,37 @@ pub fn session_totals(session: &Session<'_>) -> Totals {
     js_sort(&mut rows, |a, b| b.cost - a.cost);
     totals.breakdown = rows;
     totals
+}
+
+/// Counts a message entry that carries no usage from its scan alone: a message object whose
+/// role is neither `assistant` nor `toolResult`, or a tool result without a truthy `usage`.
+/// Those are most of a session's bytes, and none of their values is needed.
+fn count_without_parsing(entry: &crate::session::Entry<'_>, stats: &mut SessionStats) -> bool {
+    use crate::json::scan::SpanKind;
+    use crate::session::Detail;
+    let Detail::Message { message: Some(SpanKind::Object), .. } = &entry.detail else { return false };
+    let role = entry.role();
+    if role.is("assistant") {
+        return false;
+    }
+    if role.is("toolResult") {
+        let Ok(scanned) = crate::json::scan_line(entry.line) else { return false };
+        if scanned.escaped_keys {
+            return false;
+        }
+        let usage = scanned.message_field(entry.line, "usage");
+        if usage.is_some_and(|u| crate::field::Field::from_span(entry.line, Some(u)).is_truthy()) {
+            return false;
+        }
+        stats.total_messages += 1;
+        stats.tool_results += 1;
+        return true;
+    }
+    stats.total_messages += 1;
+    if role.is("user") {
+        stats.user_messages += 1;
+    }
+    true
 }
 
 /// A value as a template literal prints it (`${v}`).

@@ -168,8 +168,25 @@ pub fn for_each_line(
 /// cannot parse), so that memory stays bounded whatever a file holds.
 pub const MAX_STREAMED_LINE: usize = (1 << 30) + (64 << 10);
 
+/// A reused buffer that grew past this for one long line is given back once the file is read.
+const MAX_KEPT_BUFFER: usize = 64 << 20;
+
 /// [`for_each_line`] reading `chunk` bytes at a time (tests use tiny chunks).
 pub fn for_each_line_chunked(
+    path: &Path,
+    rule: session_core::lines::LineRule,
+    buf: &mut Vec<u8>,
+    chunk: u64,
+    f: impl FnMut(session_core::lines::Line<'_>) -> bool,
+) -> std::io::Result<(u64, f64)> {
+    let result = stream_lines(path, rule, buf, chunk, f);
+    if buf.capacity() > MAX_KEPT_BUFFER {
+        *buf = Vec::new();
+    }
+    result
+}
+
+fn stream_lines(
     path: &Path,
     rule: session_core::lines::LineRule,
     buf: &mut Vec<u8>,

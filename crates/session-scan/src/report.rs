@@ -159,7 +159,7 @@ pub fn info_record<'a>(path: &str, info: &'a SessionInfo<'_>) -> Value<'a> {
     props.push(("created", date(info.created)));
     props.push(("modified", date(info.modified)));
     props.push(("messageCount", num(info.message_count as f64)));
-    props.push(("firstMessage", Value::String(info.first_message.clone())));
+    props.push(("firstMessage", Value::String(JsStr(std::borrow::Cow::Borrowed(info.first_message.as_bytes())))));
     props.push(("allMessagesText", Value::String(JsStr(std::borrow::Cow::Borrowed(&info.all_messages_text)))));
     obj(props)
 }

@@ -106,14 +106,20 @@ pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
     // from quote to quote. Lines it cannot vouch for (control bytes, bad escapes) and lines it
     // rejects go through the exact byte-by-byte scan, which also gives the error's offset.
     INDEX.with_borrow_mut(|index| {
-        if index.build(b)
-            && let Ok(scanned) = scan(b, &Indexed(index))
-        {
-            return Ok(scanned);
+        let fast = if index.build(b) { scan(b, &Indexed(index)).ok() } else { None };
+        // The index is kept for the next line, unless a huge line made it large.
+        if index.quotes.capacity() > MAX_KEPT_INDEX_WORDS {
+            *index = QuoteIndex::new();
         }
-        scan(b, &Exact)
+        match fast {
+            Some(scanned) => Ok(scanned),
+            None => scan(b, &Exact),
+        }
     })
 }
+
+/// Index words kept between lines (one word per 64 bytes: lines up to 8 MiB).
+const MAX_KEPT_INDEX_WORDS: usize = 1 << 17;
 
 thread_local! {
     static INDEX: std::cell::RefCell<QuoteIndex> = const { std::cell::RefCell::new(QuoteIndex::new()) };
