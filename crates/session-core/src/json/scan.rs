@@ -105,6 +105,9 @@ pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
     // Fast path: index the line's quotes 64 bytes at a time, then walk its structure jumping
     // from quote to quote. Lines it cannot vouch for (control bytes, bad escapes) and lines it
     // rejects go through the exact byte-by-byte scan, which also gives the error's offset.
+    if b.len() < INDEXED_FROM {
+        return scan(b, &Exact);
+    }
     INDEX.with_borrow_mut(|index| {
         let fast = if index.build(b) { scan(b, &Indexed(index)).ok() } else { None };
         // The index is kept for the next line, unless a huge line made it large.
@@ -117,6 +120,10 @@ pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
         }
     })
 }
+
+/// Lines shorter than this are scanned byte by byte: their strings are short, and indexing
+/// costs more than it saves (measured in instruction counts on the edge corpus).
+const INDEXED_FROM: usize = 256;
 
 /// Index words kept between lines (one word per 64 bytes: lines up to 8 MiB).
 const MAX_KEPT_INDEX_WORDS: usize = 1 << 17;
