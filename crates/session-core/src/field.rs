@@ -143,12 +143,14 @@ pub fn decode_string(raw: &[u8], escaped: bool) -> JsStr<'_> {
     if !escaped && valid {
         return JsStr::borrowed(raw);
     }
-    let text = String::from_utf8_lossy(raw);
+    // Valid UTF-8 (nearly always) is not checked a second time by the lossy conversion.
+    let text: Cow<'_, [u8]> =
+        if valid { Cow::Borrowed(raw) } else { Cow::Owned(String::from_utf8_lossy(raw).into_owned().into_bytes()) };
     let mut out = Vec::with_capacity(raw.len());
     if escaped {
-        json::unescape_into(text.as_bytes(), &mut out);
+        json::unescape_into(&text, &mut out);
     } else {
-        out.extend_from_slice(text.as_bytes());
+        out.extend_from_slice(&text);
     }
     JsStr(Cow::Owned(out))
 }
