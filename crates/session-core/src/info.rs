@@ -107,7 +107,17 @@ impl InfoBuilder {
 
     /// Takes the next line; returns false once the outcome is decided (the file is left out).
     pub fn line(&mut self, line: crate::lines::Line<'_>) -> bool {
-        match self.take(line) {
+        self.line_scanned(line, None)
+    }
+
+    /// [`InfoBuilder::line`] with the line's scan already made (lines scanned in parallel);
+    /// `None` scans it here.
+    pub fn line_scanned(
+        &mut self,
+        line: crate::lines::Line<'_>,
+        scanned: Option<Result<json::Scanned, json::ScanError>>,
+    ) -> bool {
+        match self.take(line, scanned) {
             Ok(()) => true,
             Err(o) => {
                 self.omitted = Some(o);
@@ -116,11 +126,15 @@ impl InfoBuilder {
         }
     }
 
-    fn take(&mut self, line: crate::lines::Line<'_>) -> Result<(), Omitted> {
+    fn take(
+        &mut self,
+        line: crate::lines::Line<'_>,
+        scanned: Option<Result<json::Scanned, json::ScanError>>,
+    ) -> Result<(), Omitted> {
         if self.omitted.is_some() || is_blank(line.bytes) {
             return Ok(());
         }
-        let Ok(scanned) = json::scan_line(line.bytes) else { return Ok(()) };
+        let Ok(scanned) = scanned.unwrap_or_else(|| json::scan_line(line.bytes)) else { return Ok(()) };
         if top_is_falsy(line.bytes, &scanned) {
             return Ok(());
         }

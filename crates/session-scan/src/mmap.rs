@@ -44,6 +44,35 @@ impl Mapped {
     }
 }
 
+impl Mapped {
+    /// Gives the pages of `range` back to the kernel once they have been read (whole pages only),
+    /// so that a pass over a large file keeps only what it is working on resident. Later reads of
+    /// the range still see the file's bytes, read in again.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        let page = page_size();
+        let start = range.start.div_ceil(page) * page;
+        let end = (range.end.min(self.map.len()) / page) * page;
+        if end > start {
+            #[cfg(unix)]
+            // SAFETY: the map is private and read-only; MADV_DONTNEED only drops its page table
+            // entries for the range, which the kernel fills again from the file on the next read.
+            // No reference to the bytes is invalidated: the memory stays mapped.
+            let _ = unsafe { self.map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start) };
+        }
+    }
+}
+
+fn page_size() -> usize {
+    #[cfg(unix)]
+    {
+        handler::page()
+    }
+    #[cfg(not(unix))]
+    {
+        4096
+    }
+}
+
 impl std::ops::Deref for Mapped {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
@@ -99,6 +128,10 @@ mod handler {
     unsafe impl Sync for Previous {}
     // SAFETY: as above.
     unsafe impl Send for Previous {}
+
+    pub(super) fn page() -> usize {
+        PAGE.load(Ordering::Relaxed)
+    }
 
     pub(super) fn install() -> std::io::Result<()> {
         static INSTALLED: OnceLock<Result<(), i32>> = OnceLock::new();

@@ -143,3 +143,51 @@ fn streamed_session_info_equals_whole() {
         }
     }
 }
+
+/// A session large enough to be listed with its lines scanned in parallel gives the same
+/// `SessionInfo` as the whole file read at once: blank, broken, CRLF and CR-split lines, a name
+/// set and cleared, and a first user message late in the file included.
+#[test]
+fn large_sessions_listed_in_parallel_equal_whole() {
+    let header = r#"{"type":"session","version":3,"id":"big","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+    let mut bytes = format!("\n{header}\r\n").into_bytes();
+    let mut k = 0u64;
+    while bytes.len() < (session_scan::list::PARALLEL_LIST_MIN as usize) * 5 / 2 {
+        let line = match k % 11 {
+            0 => format!(
+                r#"{{"type":"session_info","id":"n{k}","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","name":"{}"}}"#,
+                if k.is_multiple_of(3) { "" } else { "name" }
+            ),
+            1 => "   ".to_string(),
+            2 => format!(r#"{{"type":"message","id":"b{k}","parentId":null,"message":{{"role":"user","#),
+            3 => format!(
+                r#"{{"type":"message","id":"u{k}","parentId":null,"timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"{}","content":"text {k} \u00e9\n{}","timestamp":{k}}}}}"#,
+                if k < 40_000 { "assistant" } else { "user" },
+                "z".repeat((k % 700) as usize)
+            ),
+            4 => format!(
+                r#"{{"type":"message","id":"t{k}","parentId":null,"message":{{"role":"toolResult","content":[{{"type":"text","text":"{}"}}]}}}}"#,
+                "r".repeat(3000)
+            ),
+            _ => format!(r#"{{"type":"custom","id":"c{k}","parentId":null,"data":{{"k":{k}}}}}"#),
+        };
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.extend_from_slice(match k % 5 {
+            0 => b"\r\n",
+            1 => b"\r",
+            _ => b"\n",
+        });
+        k += 1;
+    }
+    let path = temp_file("parallel-list", &bytes);
+    let whole = session_core::info::session_info(&bytes, 1.0, true);
+    assert!(whole.is_ok(), "{whole:?}");
+    let candidate =
+        session_scan::list::Candidate { path: path.clone(), mtime: Some(1.0), size: Some(bytes.len() as u64) };
+    for texts in [true, false] {
+        let listed = session_scan::list::read_infos(std::slice::from_ref(&candidate), texts, false);
+        let whole = session_core::info::session_info(&bytes, 1.0, texts);
+        assert_eq!(format!("{:?}", listed[0].info), format!("{whole:?}"), "texts {texts}");
+    }
+    std::fs::remove_file(&path).unwrap();
+}
