@@ -133,10 +133,20 @@ pub struct UsageBuilder {
 impl UsageBuilder {
     /// Takes the next line; returns false once the file is refused.
     pub fn line(&mut self, line: crate::lines::Line<'_>) -> bool {
+        self.line_scanned(line, None)
+    }
+
+    /// [`UsageBuilder::line`] with the line's scan already made (lines scanned in parallel);
+    /// `None` scans it here.
+    pub fn line_scanned(
+        &mut self,
+        line: crate::lines::Line<'_>,
+        scanned: Option<Result<json::Scanned, json::ScanError>>,
+    ) -> bool {
         if self.error.is_some() {
             return false;
         }
-        if let Err(e) = self.take(line) {
+        if let Err(e) = self.take(line, scanned) {
             self.error = Some(e);
             return false;
         }
@@ -154,13 +164,17 @@ impl UsageBuilder {
         Ok(self.out)
     }
 
-    fn take(&mut self, line: crate::lines::Line<'_>) -> Result<(), LoadError> {
+    fn take(
+        &mut self,
+        line: crate::lines::Line<'_>,
+        scanned: Option<Result<json::Scanned, json::ScanError>>,
+    ) -> Result<(), LoadError> {
         let out = &mut self.out;
         let arena = &mut self.arena;
         if is_blank(line.bytes) {
             return Ok(());
         }
-        let Ok(sc) = json::scan_line(line.bytes) else { return Ok(()) };
+        let Ok(sc) = scanned.unwrap_or_else(|| json::scan_line(line.bytes)) else { return Ok(()) };
         if top_is_falsy(line.bytes, &sc) {
             return Ok(());
         }

@@ -138,19 +138,6 @@ pub struct Listed {
     pub hidden: bool,
 }
 
-/// Files of this size or more are mapped (when the read strategy allows) and listed with their
-/// lines scanned in parallel, a group at a time, then taken in order: one large session uses both
-/// cores. Pages already read are given back, so memory stays at one group.
-pub const PARALLEL_LIST_MIN: u64 = 8 << 20;
-
-/// Larger files are streamed through the buffer, whose line limit bounds memory: a mapped file's
-/// pages count as resident while a line is searched, and a line can be as long as the file.
-pub const PARALLEL_LIST_MAX: u64 = 1 << 30;
-
-/// One group of lines scanned in parallel: this many lines, or this many bytes, whichever first.
-const GROUP_LINES: usize = 512;
-const GROUP_BYTES: usize = 4 << 20;
-
 /// What a listing pass keeps while it reads one file's lines in order.
 struct Taker {
     builder: session_core::info::InfoBuilder,
@@ -165,11 +152,7 @@ impl Taker {
     }
 
     /// Takes the next line (scanned here when `scanned` is `None`); false to stop.
-    fn take(
-        &mut self,
-        line: session_core::lines::Line<'_>,
-        scanned: Option<Result<session_core::json::Scanned, session_core::json::ScanError>>,
-    ) -> bool {
+    fn take(&mut self, line: session_core::lines::Line<'_>, scanned: crate::read::ScannedLine) -> bool {
         if self.hide_internal && self.first && !session_core::lines::is_blank(line.bytes) {
             self.first = false;
             if is_internal_workflow(line.bytes) {
@@ -195,63 +178,20 @@ impl Taker {
 
 fn read_one(c: &Candidate, texts: bool, hide_internal: bool, buf: &mut Vec<u8>) -> Listed {
     use session_core::lines::LineRule;
-    if c.size.is_some_and(|n| (PARALLEL_LIST_MIN..=PARALLEL_LIST_MAX).contains(&n))
-        && crate::read::default_strategy() != crate::read::ReadStrategy::Buffered
-        && let Some(listed) = read_mapped(c, texts, hide_internal)
-    {
-        return listed;
+    // Large files: mapped, lines scanned on all cores; a file that shrinks is streamed instead.
+    if let Some(size) = c.size {
+        let mut taker = Taker::new(texts, hide_internal);
+        if let Some(mtime) =
+            crate::read::for_each_scanned_line(&c.path, size, LineRule::Readline, |line, s| taker.take(line, s))
+        {
+            return taker.finish(c, Ok(mtime));
+        }
     }
     // Streamed through a reused buffer: memory does not grow with the file.
     let mut taker = Taker::new(texts, hide_internal);
     let read = crate::read::for_each_line(&c.path, LineRule::Readline, buf, |line| taker.take(line, None));
     taker.finish(c, read.map(|(_, mtime)| mtime))
 }
-
-/// A large file, mapped: its lines in groups, each group scanned in parallel and then taken in
-/// order. `None` when the file cannot be mapped or shrank while mapped (it is then streamed).
-fn read_mapped(c: &Candidate, texts: bool, hide_internal: bool) -> Option<Listed> {
-    use rayon::prelude::*;
-    use session_core::lines::{LineRule, Lines, is_blank};
-    let (file, meta) = crate::read::open_regular(&c.path).ok()?;
-    let map = crate::mmap::map(&file).ok()?;
-    let mtime = meta.modified().ok().map_or(f64::NAN, system_time_ms);
-    let mut taker = Taker::new(texts, hide_internal);
-    let mut lines = Lines::new(&map, LineRule::Readline).peekable();
-    let mut group = Vec::with_capacity(GROUP_LINES);
-    let mut released = 0;
-    'groups: while lines.peek().is_some() {
-        group.clear();
-        let mut bytes = 0;
-        while group.len() < GROUP_LINES && bytes < GROUP_BYTES {
-            let Some(line) = lines.next() else { break };
-            bytes += line.bytes.len();
-            group.push(line);
-        }
-        let scans: Vec<_> = group
-            .par_iter()
-            .with_min_len(16)
-            .map(|l| (!is_blank(l.bytes)).then(|| session_core::json::scan_line(l.bytes)))
-            .collect();
-        for (line, scanned) in group.iter().zip(scans) {
-            // A blank line is skipped by the builder before it looks at the scan.
-            if !taker.take(*line, Some(scanned.unwrap_or(Err(BLANK)))) {
-                break 'groups;
-            }
-        }
-        if let Some(last) = group.last() {
-            let end = last.offset as usize + last.bytes.len();
-            map.release(released..end);
-            released = end;
-        }
-    }
-    if map.truncated() {
-        return None;
-    }
-    Some(taker.finish(c, Ok(mtime)))
-}
-
-/// Stands for the scan of a blank line, which the builder skips before looking at it.
-const BLANK: session_core::json::ScanError = session_core::json::ScanError { offset: 0, reason: "blank line" };
 
 /// Reads every candidate in parallel (one reused buffer per worker), keeping discovery order.
 pub fn read_infos(candidates: &[Candidate], texts: bool, hide_internal: bool) -> Vec<Listed> {

@@ -266,3 +266,68 @@ fn stream_lines(
         }
     }
 }
+
+/// Files of this size or more are mapped for a pass over their lines (when the read strategy
+/// allows), and their lines are scanned in parallel, a group at a time, then handed over in
+/// order: one large session uses all cores. Pages already read are given back, so memory stays
+/// at one group.
+pub const PARALLEL_LINES_MIN: u64 = 8 << 20;
+
+/// Larger files are streamed through the buffer, whose line limit bounds memory: a mapped file's
+/// pages count as resident while a line is searched, and a line can be as long as the file.
+pub const PARALLEL_LINES_MAX: u64 = 1 << 30;
+
+/// One group of lines scanned in parallel: this many lines, or this many bytes, whichever first.
+const GROUP_LINES: usize = 512;
+const GROUP_BYTES: usize = 4 << 20;
+
+/// The scan of a line made ahead, or `None` for a blank line (which is not scanned).
+pub type ScannedLine = Option<Result<session_core::json::Scanned, session_core::json::ScanError>>;
+
+/// For a file of [`PARALLEL_LINES_MIN`] to [`PARALLEL_LINES_MAX`] bytes: maps it and calls `step`
+/// with each line under `rule` and its scan, in order, until `step` returns false. Returns the
+/// file's mtime (ms), or `None` when the file is outside that range, cannot be mapped, or shrank
+/// while mapped: the caller then streams it with a fresh state.
+pub fn for_each_scanned_line(
+    path: &Path,
+    size: u64,
+    rule: session_core::lines::LineRule,
+    mut step: impl FnMut(session_core::lines::Line<'_>, ScannedLine) -> bool,
+) -> Option<f64> {
+    use rayon::prelude::*;
+    use session_core::lines::{Lines, is_blank};
+    if !(PARALLEL_LINES_MIN..=PARALLEL_LINES_MAX).contains(&size) || default_strategy() == ReadStrategy::Buffered {
+        return None;
+    }
+    let (file, meta) = open_regular(path).ok()?;
+    let map = crate::mmap::map(&file).ok()?;
+    let mtime = meta.modified().ok().map_or(f64::NAN, crate::list::system_time_ms);
+    let mut lines = Lines::new(&map, rule).peekable();
+    let mut group = Vec::with_capacity(GROUP_LINES);
+    let mut released = 0;
+    'groups: while lines.peek().is_some() {
+        group.clear();
+        let mut bytes = 0;
+        while group.len() < GROUP_LINES && bytes < GROUP_BYTES {
+            let Some(line) = lines.next() else { break };
+            bytes += line.bytes.len();
+            group.push(line);
+        }
+        let scans: Vec<ScannedLine> = group
+            .par_iter()
+            .with_min_len(16)
+            .map(|l| (!is_blank(l.bytes)).then(|| session_core::json::scan_line(l.bytes)))
+            .collect();
+        for (line, scanned) in group.iter().zip(scans) {
+            if !step(*line, scanned) {
+                break 'groups;
+            }
+        }
+        if let Some(last) = group.last() {
+            let end = last.offset as usize + last.bytes.len();
+            map.release(released..end);
+            released = end;
+        }
+    }
+    (!map.truncated()).then_some(mtime)
+}

@@ -220,8 +220,19 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
             |(mut acc, mut buf), (path, &family)| {
                 progress();
                 // Streamed through a reused buffer: memory does not grow with the file.
+                // Large files: mapped, lines scanned on all cores; a file that shrinks is streamed.
                 let mut builder = UsageBuilder::default();
-                let read = crate::read::for_each_line(path, LineRule::Newline, &mut buf, |line| builder.line(line));
+                let size = std::fs::metadata(path).map_or(0, |m| m.len());
+                let mapped = crate::read::for_each_scanned_line(path, size, LineRule::Newline, |line, s| {
+                    builder.line_scanned(line, s)
+                });
+                let read = match mapped {
+                    Some(mtime) => Ok((size, mtime)),
+                    None => {
+                        builder = UsageBuilder::default();
+                        crate::read::for_each_line(path, LineRule::Newline, &mut buf, |line| builder.line(line))
+                    }
+                };
                 let usage = match read {
                     Err(e) => {
                         acc.errors.push((path.clone(), format!("cannot read: {e}")));

@@ -152,7 +152,7 @@ fn large_sessions_listed_in_parallel_equal_whole() {
     let header = r#"{"type":"session","version":3,"id":"big","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
     let mut bytes = format!("\n{header}\r\n").into_bytes();
     let mut k = 0u64;
-    while bytes.len() < (session_scan::list::PARALLEL_LIST_MIN as usize) * 5 / 2 {
+    while bytes.len() < (session_scan::read::PARALLEL_LINES_MIN as usize) * 5 / 2 {
         let line = match k % 11 {
             0 => format!(
                 r#"{{"type":"session_info","id":"n{k}","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","name":"{}"}}"#,

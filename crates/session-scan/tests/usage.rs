@@ -118,3 +118,41 @@ fn activity_counts_agree_with_session_stats() {
         assert_eq!(users, s.user_messages, "{}", f.display());
     }
 }
+
+/// A session large enough to be read with its lines scanned in parallel counts what the library
+/// counts on the whole file, and what `stats` counts.
+#[test]
+fn large_sessions_read_in_parallel_count_the_same() {
+    let dir = std::env::temp_dir().join(format!("session-scan-large-usage-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("--w--")).unwrap();
+    let header = r#"{"type":"session","version":3,"id":"large","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+    let mut text = format!("{header}\n");
+    let mut k = 0u32;
+    while text.len() < (session_scan::read::PARALLEL_LINES_MIN as usize) * 2 {
+        let parent = if k == 0 { "null".to_string() } else { format!("\"a{}\"", k - 1) };
+        text.push_str(&assistant(&format!("a{k}"), &parent, "2026-01-02T10:00:00.000Z", 0.25, k % 97));
+        text.push('\n');
+        if k.is_multiple_of(7) {
+            text.push_str(&format!(
+                "{{\"type\":\"message\",\"id\":\"r{k}\",\"parentId\":\"a{k}\",\"message\":{{\"role\":\"toolResult\",\"content\":\"{}\"}}}}\n\n",
+                "o".repeat(2000)
+            ));
+        }
+        k += 1;
+    }
+    let path = dir.join("--w--").join("large.jsonl");
+    std::fs::write(&path, &text).unwrap();
+    let report = build(std::slice::from_ref(&path), &opts(Group::Session), &|| {});
+    let row = report.rows.iter().find(|(key, _)| key.0 == "large" && key.1.is_none() && key.2.is_none()).unwrap().1;
+    let whole = session_core::usage::file_usage(text.as_bytes()).unwrap();
+    let cost: f64 = whole.events.iter().map(|e| e.amounts.cost).sum();
+    let input: f64 = whole.events.iter().map(|e| e.amounts.input).sum();
+    assert_eq!(row.events, whole.events.len() as u64);
+    assert_eq!(row.usage.cost, cost);
+    assert_eq!(row.usage.input, input);
+    let stats = session_core::stats::session_totals(&session_core::Session::load(text.as_bytes()).unwrap());
+    assert_eq!(row.usage.cost, stats.stats.usage.cost);
+    assert_eq!(report.activity.messages.values().sum::<u64>(), stats.stats.total_messages);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
