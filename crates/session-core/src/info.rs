@@ -112,11 +112,7 @@ impl InfoBuilder {
 
     /// [`InfoBuilder::line`] with the line's scan already made (lines scanned in parallel);
     /// `None` scans it here.
-    pub fn line_scanned(
-        &mut self,
-        line: crate::lines::Line<'_>,
-        scanned: Option<Result<json::Scanned, json::ScanError>>,
-    ) -> bool {
+    pub fn line_scanned(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan) -> bool {
         match self.take(line, scanned) {
             Ok(()) => true,
             Err(o) => {
@@ -126,11 +122,7 @@ impl InfoBuilder {
         }
     }
 
-    fn take(
-        &mut self,
-        line: crate::lines::Line<'_>,
-        scanned: Option<Result<json::Scanned, json::ScanError>>,
-    ) -> Result<(), Omitted> {
+    fn take(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan) -> Result<(), Omitted> {
         if self.omitted.is_some() || is_blank(line.bytes) {
             return Ok(());
         }

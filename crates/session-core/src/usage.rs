@@ -138,11 +138,7 @@ impl UsageBuilder {
 
     /// [`UsageBuilder::line`] with the line's scan already made (lines scanned in parallel);
     /// `None` scans it here.
-    pub fn line_scanned(
-        &mut self,
-        line: crate::lines::Line<'_>,
-        scanned: Option<Result<json::Scanned, json::ScanError>>,
-    ) -> bool {
+    pub fn line_scanned(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan) -> bool {
         if self.error.is_some() {
             return false;
         }
@@ -164,11 +160,7 @@ impl UsageBuilder {
         Ok(self.out)
     }
 
-    fn take(
-        &mut self,
-        line: crate::lines::Line<'_>,
-        scanned: Option<Result<json::Scanned, json::ScanError>>,
-    ) -> Result<(), LoadError> {
+    fn take(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan) -> Result<(), LoadError> {
         let out = &mut self.out;
         let arena = &mut self.arena;
         if is_blank(line.bytes) {

@@ -152,7 +152,7 @@ impl Taker {
     }
 
     /// Takes the next line (scanned here when `scanned` is `None`); false to stop.
-    fn take(&mut self, line: session_core::lines::Line<'_>, scanned: crate::read::ScannedLine) -> bool {
+    fn take(&mut self, line: session_core::lines::Line<'_>, scanned: session_core::json::LineScan) -> bool {
         if self.hide_internal && self.first && !session_core::lines::is_blank(line.bytes) {
             self.first = false;
             if is_internal_workflow(line.bytes) {

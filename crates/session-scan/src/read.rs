@@ -281,9 +281,6 @@ pub const PARALLEL_LINES_MAX: u64 = 1 << 30;
 const GROUP_LINES: usize = 512;
 const GROUP_BYTES: usize = 4 << 20;
 
-/// The scan of a line made ahead, or `None` for a blank line (which is not scanned).
-pub type ScannedLine = Option<Result<session_core::json::Scanned, session_core::json::ScanError>>;
-
 /// For a file of [`PARALLEL_LINES_MIN`] to [`PARALLEL_LINES_MAX`] bytes: maps it and calls `step`
 /// with each line under `rule` and its scan, in order, until `step` returns false. Returns the
 /// file's mtime (ms), or `None` when the file is outside that range, cannot be mapped, or shrank
@@ -292,7 +289,7 @@ pub fn for_each_scanned_line(
     path: &Path,
     size: u64,
     rule: session_core::lines::LineRule,
-    mut step: impl FnMut(session_core::lines::Line<'_>, ScannedLine) -> bool,
+    mut step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan) -> bool,
 ) -> Option<f64> {
     use rayon::prelude::*;
     use session_core::lines::{Lines, is_blank};
@@ -313,7 +310,7 @@ pub fn for_each_scanned_line(
             bytes += line.bytes.len();
             group.push(line);
         }
-        let scans: Vec<ScannedLine> = group
+        let scans: Vec<session_core::json::LineScan> = group
             .par_iter()
             .with_min_len(16)
             .map(|l| (!is_blank(l.bytes)).then(|| session_core::json::scan_line(l.bytes)))

@@ -96,6 +96,10 @@ enum Frame {
     Object,
 }
 
+/// A line's scan made ahead of time (lines scanned in parallel); `None` when it was not made
+/// (a blank line, or a caller that leaves the scan to the consumer).
+pub type LineScan = Option<Result<Scanned, ScanError>>;
+
 /// Scans one line. Whitespace is JSON's (space, tab, CR, LF); anything else outside the value
 /// is an error, as it is for `JSON.parse`.
 pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
