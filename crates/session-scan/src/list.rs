@@ -31,8 +31,6 @@ pub struct Candidate {
     pub path: PathBuf,
     /// Modification time in ms (with fractions), when `stat` worked.
     pub mtime: Option<f64>,
-    /// Size in bytes, when `stat` worked.
-    pub size: Option<u64>,
 }
 
 /// Finds the candidate files in Pi's pre-sort order.
@@ -71,9 +69,8 @@ pub fn discover(scope: &Scope) -> Vec<Candidate> {
 }
 
 fn candidate(path: PathBuf) -> Candidate {
-    let meta = std::fs::metadata(&path).ok();
-    let mtime = meta.as_ref().and_then(|m| m.modified().ok()).map(system_time_ms);
-    Candidate { path, mtime, size: meta.map(|m| m.len()) }
+    let mtime = std::fs::metadata(&path).ok().and_then(|m| m.modified().ok()).map(system_time_ms);
+    Candidate { path, mtime }
 }
 
 /// Milliseconds since the epoch, with the sub-millisecond part (`stats.mtimeMs`).
@@ -177,20 +174,22 @@ impl Taker {
 }
 
 fn read_one(c: &Candidate, texts: bool, hide_internal: bool, buf: &mut Vec<u8>) -> Listed {
+    use crate::read::ScannedPass;
     use session_core::lines::LineRule;
-    // Large files: mapped, lines scanned on all cores; a file that shrinks is streamed instead.
-    if let Some(size) = c.size {
-        let mut taker = Taker::new(texts, hide_internal);
-        if let Some(mtime) =
-            crate::read::for_each_scanned_line(&c.path, size, LineRule::Readline, |line, s| taker.take(line, s))
-        {
-            return taker.finish(c, Ok(mtime));
-        }
-    }
-    // Streamed through a reused buffer: memory does not grow with the file.
+    // Large files: mapped, lines scanned on all cores. Others (and a large file that shrank while
+    // mapped) are streamed through a reused buffer with a fresh state: memory does not grow with
+    // the file.
     let mut taker = Taker::new(texts, hide_internal);
-    let read = crate::read::for_each_line(&c.path, LineRule::Readline, buf, |line| taker.take(line, None));
-    taker.finish(c, read.map(|(_, mtime)| mtime))
+    let read = match crate::read::for_each_scanned_line(&c.path, LineRule::Readline, |line, s| taker.take(line, s)) {
+        Ok(ScannedPass::Done(_, mtime)) => Ok(mtime),
+        Ok(ScannedPass::Stream(opened)) => {
+            taker = Taker::new(texts, hide_internal);
+            crate::read::for_each_line_opened(opened, LineRule::Readline, buf, |line| taker.take(line, None))
+                .map(|(_, mtime)| mtime)
+        }
+        Err(e) => Err(e),
+    };
+    taker.finish(c, read)
 }
 
 /// Reads every candidate in parallel (one reused buffer per worker), keeping discovery order.

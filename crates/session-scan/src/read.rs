@@ -179,7 +179,31 @@ pub fn for_each_line_chunked(
     chunk: u64,
     f: impl FnMut(session_core::lines::Line<'_>) -> bool,
 ) -> std::io::Result<(u64, f64)> {
-    let result = stream_lines(path, rule, buf, chunk, f);
+    let opened = open_regular(path)?;
+    stream_opened(opened, rule, buf, chunk, f)
+}
+
+/// An open file and its metadata ([`open_regular`]).
+pub type Opened = (File, std::fs::Metadata);
+
+/// [`for_each_line`] on a file already opened.
+pub fn for_each_line_opened(
+    opened: Opened,
+    rule: session_core::lines::LineRule,
+    buf: &mut Vec<u8>,
+    f: impl FnMut(session_core::lines::Line<'_>) -> bool,
+) -> std::io::Result<(u64, f64)> {
+    stream_opened(opened, rule, buf, 1 << 20, f)
+}
+
+fn stream_opened(
+    opened: Opened,
+    rule: session_core::lines::LineRule,
+    buf: &mut Vec<u8>,
+    chunk: u64,
+    f: impl FnMut(session_core::lines::Line<'_>) -> bool,
+) -> std::io::Result<(u64, f64)> {
+    let result = stream_lines(opened, rule, buf, chunk, f);
     if buf.capacity() > MAX_KEPT_BUFFER {
         *buf = Vec::new();
     }
@@ -187,7 +211,7 @@ pub fn for_each_line_chunked(
 }
 
 fn stream_lines(
-    path: &Path,
+    (mut file, meta): Opened,
     rule: session_core::lines::LineRule,
     buf: &mut Vec<u8>,
     chunk: u64,
@@ -195,7 +219,6 @@ fn stream_lines(
 ) -> std::io::Result<(u64, f64)> {
     use session_core::lines::{LineRule, Lines};
     let chunk = chunk.max(1);
-    let (mut file, meta) = open_regular(path)?;
     let mtime = meta.modified().ok().map_or(f64::NAN, crate::list::system_time_ms);
     buf.clear();
     let (mut base, mut lines_before, mut eof) = (0u64, 0u64, false);
@@ -281,23 +304,30 @@ pub const PARALLEL_LINES_MAX: u64 = 1 << 30;
 const GROUP_LINES: usize = 512;
 const GROUP_BYTES: usize = 4 << 20;
 
-/// For a file of [`PARALLEL_LINES_MIN`] to [`PARALLEL_LINES_MAX`] bytes: maps it and calls `step`
-/// with each line under `rule` and its scan, in order, until `step` returns false. Returns the
-/// file's mtime (ms), or `None` when the file is outside that range, cannot be mapped, or shrank
-/// while mapped: the caller then streams it with a fresh state.
+/// What [`for_each_scanned_line`] did.
+pub enum ScannedPass {
+    /// Every line was handed over (or `step` stopped): the file's size and mtime (ms).
+    Done(u64, f64),
+    /// The file is outside the size range, could not be mapped, or shrank while mapped: stream
+    /// it (already open) with a fresh state.
+    Stream(Opened),
+}
+
+/// Opens a file; if it has [`PARALLEL_LINES_MIN`] to [`PARALLEL_LINES_MAX`] bytes, maps it and
+/// calls `step` with each line under `rule` and its scan, in order, until `step` returns false.
 pub fn for_each_scanned_line(
     path: &Path,
-    size: u64,
     rule: session_core::lines::LineRule,
     mut step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan) -> bool,
-) -> Option<f64> {
+) -> std::io::Result<ScannedPass> {
     use rayon::prelude::*;
     use session_core::lines::{Lines, is_blank};
-    if !(PARALLEL_LINES_MIN..=PARALLEL_LINES_MAX).contains(&size) || default_strategy() == ReadStrategy::Buffered {
-        return None;
+    let (file, meta) = open_regular(path)?;
+    if !(PARALLEL_LINES_MIN..=PARALLEL_LINES_MAX).contains(&meta.len()) || default_strategy() == ReadStrategy::Buffered
+    {
+        return Ok(ScannedPass::Stream((file, meta)));
     }
-    let (file, meta) = open_regular(path).ok()?;
-    let map = crate::mmap::map(&file).ok()?;
+    let Ok(map) = crate::mmap::map(&file) else { return Ok(ScannedPass::Stream((file, meta))) };
     let mtime = meta.modified().ok().map_or(f64::NAN, crate::list::system_time_ms);
     let mut lines = Lines::new(&map, rule).peekable();
     let mut group = Vec::with_capacity(GROUP_LINES);
@@ -326,5 +356,9 @@ pub fn for_each_scanned_line(
             released = end;
         }
     }
-    (!map.truncated()).then_some(mtime)
+    if map.truncated() {
+        drop(map);
+        return open_regular(path).map(ScannedPass::Stream);
+    }
+    Ok(ScannedPass::Done(meta.len(), mtime))
 }

@@ -222,16 +222,18 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
                 // Streamed through a reused buffer: memory does not grow with the file.
                 // Large files: mapped, lines scanned on all cores; a file that shrinks is streamed.
                 let mut builder = UsageBuilder::default();
-                let size = std::fs::metadata(path).map_or(0, |m| m.len());
-                let mapped = crate::read::for_each_scanned_line(path, size, LineRule::Newline, |line, s| {
+                let pass = crate::read::for_each_scanned_line(path, LineRule::Newline, |line, s| {
                     builder.line_scanned(line, s)
                 });
-                let read = match mapped {
-                    Some(mtime) => Ok((size, mtime)),
-                    None => {
+                let read = match pass {
+                    Ok(crate::read::ScannedPass::Done(size, mtime)) => Ok((size, mtime)),
+                    Ok(crate::read::ScannedPass::Stream(opened)) => {
                         builder = UsageBuilder::default();
-                        crate::read::for_each_line(path, LineRule::Newline, &mut buf, |line| builder.line(line))
+                        crate::read::for_each_line_opened(opened, LineRule::Newline, &mut buf, |line| {
+                            builder.line(line)
+                        })
                     }
+                    Err(e) => Err(e),
                 };
                 let usage = match read {
                     Err(e) => {
