@@ -240,4 +240,21 @@ mod tests {
         drop(again);
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    #[test]
+    fn released_pages_read_the_file_again() {
+        let dir = std::env::temp_dir().join(format!("session-scan-release-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("pages.jsonl");
+        let content: Vec<u8> = (0..16 * 4096u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &content).unwrap();
+        let mapped = map(&File::open(&path).unwrap()).unwrap();
+        assert_eq!(&mapped[..], &content[..]);
+        mapped.release(100..10 * 4096 + 7);
+        mapped.release(0..mapped.len());
+        assert_eq!(&mapped[..], &content[..]);
+        assert!(!mapped.truncated());
+        drop(mapped);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
