@@ -31,6 +31,15 @@ fn big_session(c: &mut Criterion) {
     g.sample_size(10);
     g.bench_function("memchr-lines (ceiling)", |b| b.iter(|| session_core::lines::count_lines(&bytes)));
     g.bench_function("context", |b| b.iter(|| session_scan::load_session(&bytes).map_or(0, |s| context_json_len(&s))));
+    // Listing it from disk: mapped, its lines scanned on all cores (`read::for_each_scanned_line`).
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-session-100MB");
+    std::fs::create_dir_all(&dir).expect("bench folder");
+    let path = dir.join("session.jsonl");
+    std::fs::write(&path, &bytes).expect("bench session");
+    let candidate = session_scan::list::Candidate { path, mtime: None };
+    g.bench_function("list (file, picker fields)", |b| {
+        b.iter(|| session_scan::list::read_infos(std::slice::from_ref(&candidate), false, false).len())
+    });
     g.finish();
 }
 
