@@ -197,6 +197,51 @@ pub fn read_infos(candidates: &[Candidate], texts: bool, hide_internal: bool) ->
     candidates.par_iter().map_init(Vec::new, |buf, c| read_one(c, texts, hide_internal, buf)).collect()
 }
 
+/// How far past a file's mtime its `modified` is assumed to reach at most, when `--since` and
+/// `--limit` prune by metadata. `modified` is the latest message time, the header time or the
+/// mtime; Pi stamps messages with the time it writes them, so they do not postdate the file's
+/// last write. A day of margin covers clock skew and hand-made files.
+pub const MTIME_SLACK_MS: f64 = 24.0 * 3600.0 * 1000.0;
+
+/// Drops the candidates whose mtime shows that `modified` cannot reach `since` (see
+/// [`MTIME_SLACK_MS`]); a candidate without an mtime is kept.
+pub fn prune_before(candidates: &mut Vec<Candidate>, since: f64) {
+    candidates.retain(|c| c.mtime.is_none_or(|m| m + MTIME_SLACK_MS >= since));
+}
+
+/// Reads candidates (in Pi's pre-sort order: mtime descending) only until the `limit` newest
+/// sessions kept by `keep` are known: once `limit` kept sessions are at least as new as the next
+/// candidate's mtime plus [`MTIME_SLACK_MS`], no later candidate can displace them (on a tie the
+/// earlier candidate wins, as in Pi's stable sort). Returns every file read, in candidate order;
+/// the caller keeps, sorts and cuts as for a full listing.
+pub fn read_newest(
+    candidates: &[Candidate],
+    limit: usize,
+    texts: bool,
+    hide_internal: bool,
+    keep: &(dyn Fn(&Listed) -> bool + Sync),
+) -> Vec<Listed> {
+    const BATCH: usize = 256;
+    let mut read = Vec::new();
+    let mut start = 0;
+    while start < candidates.len() {
+        let end = (start + BATCH.max(limit)).min(candidates.len());
+        read.extend(read_infos(&candidates[start..end], texts, hide_internal));
+        start = end;
+        let Some(next_mtime) = candidates.get(start).and_then(|c| c.mtime) else { continue };
+        let mut newest: Vec<f64> =
+            read.iter().filter(|l| keep(l)).filter_map(|l| l.info.as_ref().ok()).map(|i| i.modified).collect();
+        if limit == 0 || newest.len() < limit || newest.iter().any(|m| m.is_nan()) {
+            continue;
+        }
+        newest.sort_by(|a, b| b.total_cmp(a));
+        if newest[limit - 1] >= next_mtime + MTIME_SLACK_MS {
+            break;
+        }
+    }
+    read
+}
+
 /// Like [`read_infos`], but sends each result as soon as it is ready.
 pub fn read_infos_streaming(
     candidates: &[Candidate],

@@ -95,7 +95,11 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         Scope::All { .. } => None,
     };
     let hide_internal = a.atomic && !a.include_internal;
-    let candidates = list::discover(&scope);
+    let mut candidates = list::discover(&scope);
+    // Files that cannot reach --since by their mtime are not opened (see MTIME_SLACK_MS).
+    if let Some(since) = since {
+        list::prune_before(&mut candidates, since);
+    }
     let keep = |l: &Listed| -> bool {
         let Ok(info) = &l.info else { return false };
         filter.as_deref().is_none_or(|c| list::cwd_matches(info, c)) && since.is_none_or(|s| info.modified >= s)
@@ -124,7 +128,11 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         let _ = printed;
         return Ok(failed);
     }
-    let mut listed = list::read_infos(&candidates, texts, hide_internal);
+    // With --limit, files are read newest first only until the answer is known.
+    let mut listed = match a.limit {
+        Some(limit) => list::read_newest(&candidates, limit, texts, hide_internal, &keep),
+        None => list::read_infos(&candidates, texts, hide_internal),
+    };
     for l in &listed {
         failed |= report_omitted(l, a.json);
     }

@@ -217,3 +217,53 @@ fn a_session_appended_to_while_it_is_read_gives_a_consistent_prefix() {
     assert_eq!(rows[0]["messageCount"], 4000);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A store of `n` sessions, one a day back from 2026-06-01, each file's mtime a minute after its
+/// last message, plus a broken file much older than all of them.
+fn dated_store(name: &str, n: u64) -> PathBuf {
+    let dir = scratch(name);
+    let cwd = dir.join("--w--");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let day = 86_400_000u64;
+    let newest = 1_780_272_000_000u64; // 2026-06-01T00:00:00Z
+    for k in 0..n {
+        let t = newest - k * day;
+        let text = format!(
+            "{HEADER}\n{{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"day {k}\",\"timestamp\":{t}}}}}\n"
+        );
+        let path = cwd.join(format!("s{k:04}.jsonl"));
+        std::fs::write(&path, text).unwrap();
+        let mtime = std::time::UNIX_EPOCH + Duration::from_millis(t + 60_000);
+        std::fs::File::options().write(true).open(&path).unwrap().set_modified(mtime).unwrap();
+    }
+    let broken = cwd.join("broken.jsonl");
+    std::fs::write(&broken, "not a session\n").unwrap();
+    let old = std::time::UNIX_EPOCH + Duration::from_millis(newest - (n + 30) * day);
+    std::fs::File::options().write(true).open(&broken).unwrap().set_modified(old).unwrap();
+    dir
+}
+
+#[test]
+fn limit_and_since_leave_files_that_cannot_qualify_unopened() {
+    let dir = dated_store("prune", 600);
+    let full = run(scan().args(["list", "--json"]).arg(&dir));
+    // The broken file is read and reported when everything is listed.
+    assert_eq!(full.status.code(), Some(1));
+    let full: serde_json::Value = serde_json::from_slice(&full.stdout).unwrap();
+    let full = full.as_array().unwrap();
+    assert_eq!(full.len(), 600);
+    // --limit: the same first rows, and the old broken file is never opened (exit 0).
+    let limited = run(scan().args(["list", "--json", "--limit", "5"]).arg(&dir));
+    assert_eq!(limited.status.code(), Some(0), "{}", String::from_utf8_lossy(&limited.stderr));
+    let limited: serde_json::Value = serde_json::from_slice(&limited.stdout).unwrap();
+    assert_eq!(limited.as_array().unwrap(), &full[..5]);
+    // --since: the rows modified on or after the date, and the broken file left unopened.
+    let since = run(scan().args(["list", "--json", "--since", "2026-05-01"]).arg(&dir));
+    assert_eq!(since.status.code(), Some(0), "{}", String::from_utf8_lossy(&since.stderr));
+    let since: serde_json::Value = serde_json::from_slice(&since.stdout).unwrap();
+    let expected: Vec<&serde_json::Value> =
+        full.iter().filter(|r| r["modified"].as_str().unwrap() >= "2026-05-01T00:00:00.000Z").collect();
+    assert_eq!(since.as_array().unwrap().iter().collect::<Vec<_>>(), expected);
+    assert_eq!(expected.len(), 32);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
