@@ -39,6 +39,26 @@ pub struct UsageTotals {
     pub cost: f64,
 }
 
+impl std::ops::AddAssign for UsageTotals {
+    fn add_assign(&mut self, o: UsageTotals) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+        self.cost += o.cost;
+    }
+}
+
+impl std::ops::SubAssign for UsageTotals {
+    fn sub_assign(&mut self, o: UsageTotals) {
+        self.input -= o.input;
+        self.output -= o.output;
+        self.cache_read -= o.cache_read;
+        self.cache_write -= o.cache_write;
+        self.cost -= o.cost;
+    }
+}
+
 impl UsageTotals {
     /// `input + output + cacheRead + cacheWrite` (never `totalTokens`).
     pub fn tokens(&self) -> f64 {

@@ -160,36 +160,34 @@ impl Taker {
         self.builder.line_scanned(line, scanned)
     }
 
-    fn finish(self, c: &Candidate, read: std::io::Result<f64>) -> Listed {
-        let info = match read {
-            Err(e) => Err(Omitted { line: None, offset: None, reason: format!("cannot read: {e}") }),
-            Ok(_) if self.hidden => {
-                Err(Omitted { line: None, offset: None, reason: "internal workflow session".into() })
-            }
+    fn finish(self, c: &Candidate, mtime: f64) -> Listed {
+        let info = if self.hidden {
+            Err(Omitted { line: None, offset: None, reason: "internal workflow session".into() })
+        } else {
             // Pi's fallback is `stats.mtime`, a Date: whole milliseconds.
-            Ok(mtime) => self.builder.finish(c.mtime.unwrap_or(mtime).floor()),
+            self.builder.finish(c.mtime.unwrap_or(mtime).floor())
         };
         Listed { path: c.path.clone(), info, hidden: self.hidden }
     }
 }
 
 fn read_one(c: &Candidate, texts: bool, hide_internal: bool, buf: &mut Vec<u8>) -> Listed {
-    use crate::read::ScannedPass;
-    use session_core::lines::LineRule;
-    // Large files: mapped, lines scanned on all cores. Others (and a large file that shrank while
-    // mapped) are streamed through a reused buffer with a fresh state: memory does not grow with
-    // the file.
-    let mut taker = Taker::new(texts, hide_internal);
-    let read = match crate::read::for_each_scanned_line(&c.path, LineRule::Readline, |line, s| taker.take(line, s)) {
-        Ok(ScannedPass::Done(_, mtime)) => Ok(mtime),
-        Ok(ScannedPass::Stream(opened)) => {
-            taker = Taker::new(texts, hide_internal);
-            crate::read::for_each_line_opened(opened, LineRule::Readline, buf, |line| taker.take(line, None))
-                .map(|(_, mtime)| mtime)
-        }
-        Err(e) => Err(e),
-    };
-    taker.finish(c, read)
+    // Large files: mapped, lines scanned on all cores; others streamed through the reused buffer.
+    let read = crate::read::fold_lines(
+        &c.path,
+        session_core::lines::LineRule::Readline,
+        buf,
+        || Taker::new(texts, hide_internal),
+        |taker, line, scanned| taker.take(line, scanned),
+    );
+    match read {
+        Ok((taker, _, mtime)) => taker.finish(c, mtime),
+        Err(e) => Listed {
+            path: c.path.clone(),
+            info: Err(Omitted { line: None, offset: None, reason: format!("cannot read: {e}") }),
+            hidden: false,
+        },
+    }
 }
 
 /// Reads every candidate in parallel (one reused buffer per worker), keeping discovery order.

@@ -91,8 +91,22 @@ struct Outcome {
     stdout: Vec<u8>,
     stderr: Vec<String>,
     failed: bool,
-    /// The file was mapped and shrank while it was read: the output is not to be trusted.
-    truncated: bool,
+}
+
+impl Outcome {
+    /// Records that `file` could not be used: on stderr with its line and offset, and in place of
+    /// the record when `json`.
+    fn fail(&mut self, file: &str, json: bool, line: Option<u64>, offset: Option<u64>, msg: String) {
+        let at = match (line, offset) {
+            (Some(l), Some(b)) => format!("{file}:{l}: byte {b}: "),
+            _ => format!("{file}: "),
+        };
+        self.stderr.push(format!("{at}{msg}"));
+        self.failed = true;
+        if json {
+            self.stdout.extend(error_record(file, line, offset, &msg));
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -173,69 +187,75 @@ fn error_record(file: &str, line: Option<u64>, offset: Option<u64>, message: &st
 /// Runs one file; when a mapped file shrank under us, its output is thrown away and the file is
 /// read again into memory, so that what is printed is a state the file really had.
 fn run_file_safely(path: &std::path::Path, which: Which<'_>, json: bool, buf: &mut Vec<u8>) -> Outcome {
-    let strategy = session_scan::read::default_strategy();
-    let mut o = run_file(path, which, json, buf, strategy);
-    if o.truncated {
-        let note = format!("{}: the file shrank while it was mapped: read it again", path.to_string_lossy());
-        o = run_file(path, which, json, buf, ReadStrategy::Buffered);
-        o.stderr.insert(0, note);
+    let file = path.to_string_lossy().into_owned();
+    let mut strategy = session_scan::read::default_strategy();
+    let mut note = None;
+    loop {
+        let map = match read_file_into(path, strategy, buf) {
+            Ok((map, _)) => map,
+            Err(e) => {
+                let mut o = Outcome { stdout: Vec::new(), stderr: Vec::new(), failed: false };
+                o.fail(&file, json, None, None, format!("cannot read: {e}"));
+                return o;
+            }
+        };
+        let bytes: &[u8] = map.as_deref().unwrap_or(buf);
+        let mut o = run_file(&file, bytes, which, json);
+        if map.as_ref().is_some_and(|m| m.truncated()) && strategy != ReadStrategy::Buffered {
+            note = Some(format!("{file}: the file shrank while it was mapped: read it again"));
+            strategy = ReadStrategy::Buffered;
+            continue;
+        }
+        if let Some(note) = note {
+            o.stderr.insert(0, note);
+        }
+        return o;
     }
-    o
 }
 
-fn run_file(
-    path: &std::path::Path,
-    which: Which<'_>,
-    json: bool,
-    buf: &mut Vec<u8>,
-    strategy: ReadStrategy,
-) -> Outcome {
-    let file = path.to_string_lossy().into_owned();
-    let mut o = Outcome { stdout: Vec::new(), stderr: Vec::new(), failed: false, truncated: false };
-    let fail = |o: &mut Outcome, line: Option<u64>, offset: Option<u64>, msg: String| {
-        let at = match (line, offset) {
-            (Some(l), Some(b)) => format!("{file}:{l}: byte {b}: "),
-            _ => format!("{file}: "),
-        };
-        o.stderr.push(format!("{at}{msg}"));
-        o.failed = true;
-        if json {
-            o.stdout.extend(error_record(&file, line, offset, &msg));
-        }
-    };
-    let map = match read_file_into(path, strategy, buf) {
-        Ok((map, _)) => map,
-        Err(e) => {
-            fail(&mut o, None, None, format!("cannot read: {e}"));
-            return o;
-        }
-    };
-    let bytes: &[u8] = map.as_deref().unwrap_or(buf);
+/// The context messages to print: as rebuilt, or after `convertToLlm`.
+fn chosen_messages<'m, 'b>(
+    format: FormatArg,
+    messages: &'m [session_core::context::Message<'b>],
+    arena: &'b bumpalo::Bump,
+) -> std::borrow::Cow<'m, [session_core::context::Message<'b>]> {
+    match format {
+        FormatArg::Llm => std::borrow::Cow::Owned(session_core::context::convert_to_llm(messages, arena)),
+        FormatArg::Context => std::borrow::Cow::Borrowed(messages),
+    }
+}
+
+/// The readable transcript of context messages.
+fn push_transcript<'b>(
+    o: &mut Outcome,
+    file: &str,
+    messages: &[session_core::context::Message<'b>],
+    arena: &'b bumpalo::Bump,
+) {
+    let values: Vec<Value<'_>> = messages.iter().map(|m| m.to_value(arena)).collect();
+    o.stdout.extend(report::context_text(file, &values).into_bytes());
+}
+
+fn run_file(file: &str, bytes: &[u8], which: Which<'_>, json: bool) -> Outcome {
+    let mut o = Outcome { stdout: Vec::new(), stderr: Vec::new(), failed: false };
     if let Which::Context(c) = which
         && c.dialect == DialectArg::Harness
         && session_core::harness4::is_format4(bytes)
     {
         let arena = bumpalo::Bump::new();
         let built = session_core::harness4::load_format4(bytes, &arena)
-            .and_then(|f| session_core::harness4::build_context4(&f, &c.branch).map(|ctx| (f, ctx)))
-            .map_err(|e| (e.line, e.offset, e.reason));
+            .and_then(|f| session_core::harness4::build_context4(&f, &c.branch).map(|ctx| (f, ctx)));
         match built {
             Ok((f, ctx)) => {
-                let messages = if c.format == FormatArg::Llm {
-                    session_core::context::convert_to_llm(&ctx.messages, &arena)
-                } else {
-                    ctx.messages.clone()
-                };
+                let messages = chosen_messages(c.format, &ctx.messages, &arena);
                 if json {
-                    report::write_format4_record(&mut o.stdout, &file, &f, &ctx, &c.branch, &messages);
+                    report::write_format4_record(&mut o.stdout, file, &f, &ctx, &c.branch, &messages);
                 } else {
-                    let values: Vec<Value<'_>> = messages.iter().map(|m| m.to_value(&arena)).collect();
-                    o.stdout.extend(report::context_text(&file, &values).into_bytes());
+                    push_transcript(&mut o, file, &messages, &arena);
                 }
             }
-            Err((line, offset, reason)) => fail(&mut o, line, offset, reason),
+            Err(e) => o.fail(file, json, e.line, e.offset, e.reason),
         }
-        o.truncated = map.as_ref().is_some_and(|m| m.truncated());
         return o;
     }
     let session = match session_scan::load_session(bytes) {
@@ -245,8 +265,7 @@ fn run_file(
                 session_core::LoadError::NotASession { line, offset, .. } => (*line, *offset),
                 session_core::LoadError::Empty => (None, None),
             };
-            fail(&mut o, line, offset, e.to_string());
-            o.truncated = map.as_ref().is_some_and(|m| m.truncated());
+            o.fail(file, json, line, offset, e.to_string());
             return o;
         }
     };
@@ -257,12 +276,12 @@ fn run_file(
         Which::Tree => {
             let tree = session.tree();
             let notes = if json {
-                let (rec, notes) = report::tree_record(&file, &session, &tree);
+                let (rec, notes) = report::tree_record(file, &session, &tree);
                 write_json(&rec, &mut o.stdout);
                 o.stdout.push(b'\n');
                 notes
             } else {
-                let (text, notes) = report::tree_text(&file, &session, &tree);
+                let (text, notes) = report::tree_text(file, &session, &tree);
                 o.stdout.extend(text.into_bytes());
                 notes
             };
@@ -277,7 +296,7 @@ fn run_file(
             }
         }
         Which::Context(c) => {
-            use session_core::context::{Dialect, LeafChoice, build_context, convert_to_llm};
+            use session_core::context::{Dialect, LeafChoice, build_context};
             let dialect = match c.dialect {
                 DialectArg::Pi => Dialect::Pi,
                 DialectArg::Atomic => Dialect::Atomic,
@@ -300,14 +319,12 @@ fn run_file(
             for d in &ctx.diagnostics {
                 o.stderr.push(format!("{file}:{}: byte {}: {}", d.line, d.offset, d.message));
             }
-            let messages =
-                if c.format == FormatArg::Llm { convert_to_llm(&ctx.messages, &arena) } else { ctx.messages.clone() };
+            let messages = chosen_messages(c.format, &ctx.messages, &arena);
             if json {
                 o.stdout.reserve(bytes.len().min(256 << 20));
-                report::write_context_record(&mut o.stdout, &file, &session, leaf, &branch, &ctx, &messages);
+                report::write_context_record(&mut o.stdout, file, &session, leaf, &branch, &ctx, &messages);
             } else {
-                let values: Vec<Value<'_>> = messages.iter().map(|m| m.to_value(&arena)).collect();
-                o.stdout.extend(report::context_text(&file, &values).into_bytes());
+                push_transcript(&mut o, file, &messages, &arena);
             }
         }
         Which::Stats => {
@@ -316,13 +333,12 @@ fn run_file(
                 o.stderr.push(format!("{file}:{}: byte {}: {}", d.line, d.offset, d.message));
             }
             if json {
-                write_json(&report::stats_record(&file, &session, &totals), &mut o.stdout);
+                write_json(&report::stats_record(file, &session, &totals), &mut o.stdout);
                 o.stdout.push(b'\n');
             } else {
-                o.stdout.extend(report::stats_text(&file, &session, &totals).into_bytes());
+                o.stdout.extend(report::stats_text(file, &session, &totals).into_bytes());
             }
         }
     }
-    o.truncated = map.as_ref().is_some_and(|m| m.truncated());
     o
 }

@@ -42,9 +42,7 @@ impl Mapped {
         TABLE[self.slot].truncated.load(Ordering::Acquire)
             || self.file.metadata().map_or(true, |m| m.len() < self.map.len() as u64)
     }
-}
 
-impl Mapped {
     /// Gives the pages of `range` back to the kernel once they have been read (whole pages only),
     /// so that a pass over a large file keeps only what it is working on resident. Later reads of
     /// the range still see the file's bytes, read in again.
@@ -119,15 +117,8 @@ mod handler {
     use std::sync::OnceLock;
 
     static PAGE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(4096);
-    static PREVIOUS: OnceLock<Previous> = OnceLock::new();
-
     /// The SIGBUS action that was in place before ours.
-    struct Previous(libc::sigaction);
-    // SAFETY: a `sigaction` is plain data (a handler address, flags and a mask) that is written
-    // once, before the handler that reads it is installed, and never changed after.
-    unsafe impl Sync for Previous {}
-    // SAFETY: as above.
-    unsafe impl Send for Previous {}
+    static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
 
     pub(super) fn page() -> usize {
         PAGE.load(Ordering::Relaxed)
@@ -148,7 +139,7 @@ mod handler {
                 if libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut previous) != 0 {
                     return Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(0));
                 }
-                let _ = PREVIOUS.set(Previous(previous));
+                let _ = PREVIOUS.set(previous);
                 let mut action: libc::sigaction = std::mem::zeroed();
                 action.sa_sigaction = on_sigbus as *const () as usize;
                 action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
@@ -192,7 +183,7 @@ mod handler {
         // handled as if we had never been here.
         if let Some(previous) = PREVIOUS.get() {
             // SAFETY: restores the action that `install` read from the kernel.
-            unsafe { libc::sigaction(libc::SIGBUS, &previous.0, std::ptr::null_mut()) };
+            unsafe { libc::sigaction(libc::SIGBUS, previous, std::ptr::null_mut()) };
         }
     }
 }

@@ -77,11 +77,7 @@ pub fn read_file_into(
 ) -> std::io::Result<(Option<crate::mmap::Mapped>, f64)> {
     buf.clear();
     let (mut file, meta) = open_regular(path)?;
-    let mtime = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(f64::NAN, |d| d.as_millis() as f64);
+    let mtime = mtime_ms(&meta);
     let map = match strategy {
         ReadStrategy::Mmap => true,
         ReadStrategy::Buffered => false,
@@ -96,6 +92,11 @@ pub fn read_file_into(
     buf.reserve(meta.len() as usize + 1);
     file.read_to_end(buf)?;
     Ok((None, mtime))
+}
+
+/// A file's mtime in ms since the epoch (`NaN` when the system has none).
+fn mtime_ms(meta: &std::fs::Metadata) -> f64 {
+    meta.modified().ok().map_or(f64::NAN, crate::list::system_time_ms)
 }
 
 /// Opens a file for reading, refusing anything but a regular file. The open does not block, so
@@ -161,8 +162,11 @@ pub fn for_each_line(
     buf: &mut Vec<u8>,
     f: impl FnMut(session_core::lines::Line<'_>) -> bool,
 ) -> std::io::Result<(u64, f64)> {
-    for_each_line_chunked(path, rule, buf, 1 << 20, f)
+    for_each_line_chunked(path, rule, buf, STREAM_CHUNK, f)
 }
+
+/// How much a stream reads at a time.
+const STREAM_CHUNK: u64 = 1 << 20;
 
 /// The longest line a stream holds in memory; longer ones are skipped (as Pi would skip a line it
 /// cannot parse), so that memory stays bounded whatever a file holds.
@@ -184,16 +188,16 @@ pub fn for_each_line_chunked(
 }
 
 /// An open file and its metadata ([`open_regular`]).
-pub type Opened = (File, std::fs::Metadata);
+type Opened = (File, std::fs::Metadata);
 
 /// [`for_each_line`] on a file already opened.
-pub fn for_each_line_opened(
+fn for_each_line_opened(
     opened: Opened,
     rule: session_core::lines::LineRule,
     buf: &mut Vec<u8>,
     f: impl FnMut(session_core::lines::Line<'_>) -> bool,
 ) -> std::io::Result<(u64, f64)> {
-    stream_opened(opened, rule, buf, 1 << 20, f)
+    stream_opened(opened, rule, buf, STREAM_CHUNK, f)
 }
 
 fn stream_opened(
@@ -219,7 +223,7 @@ fn stream_lines(
 ) -> std::io::Result<(u64, f64)> {
     use session_core::lines::{LineRule, Lines};
     let chunk = chunk.max(1);
-    let mtime = meta.modified().ok().map_or(f64::NAN, crate::list::system_time_ms);
+    let mtime = mtime_ms(&meta);
     buf.clear();
     let (mut base, mut lines_before, mut eof) = (0u64, 0u64, false);
     // Bytes of `buf` already searched for a terminator (so a long line is searched once).
@@ -305,7 +309,7 @@ const GROUP_LINES: usize = 512;
 const GROUP_BYTES: usize = 4 << 20;
 
 /// What [`for_each_scanned_line`] did.
-pub enum ScannedPass {
+enum ScannedPass {
     /// Every line was handed over (or `step` stopped): the file's size and mtime (ms).
     Done(u64, f64),
     /// The file is outside the size range, could not be mapped, or shrank while mapped: stream
@@ -315,7 +319,7 @@ pub enum ScannedPass {
 
 /// Opens a file; if it has [`PARALLEL_LINES_MIN`] to [`PARALLEL_LINES_MAX`] bytes, maps it and
 /// calls `step` with each line under `rule` and its scan, in order, until `step` returns false.
-pub fn for_each_scanned_line(
+fn for_each_scanned_line(
     path: &Path,
     rule: session_core::lines::LineRule,
     mut step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan) -> bool,
@@ -328,7 +332,7 @@ pub fn for_each_scanned_line(
         return Ok(ScannedPass::Stream((file, meta)));
     }
     let Ok(map) = crate::mmap::map(&file) else { return Ok(ScannedPass::Stream((file, meta))) };
-    let mtime = meta.modified().ok().map_or(f64::NAN, crate::list::system_time_ms);
+    let mtime = mtime_ms(&meta);
     let mut lines = Lines::new(&map, rule).peekable();
     let mut group = Vec::with_capacity(GROUP_LINES);
     let mut released = 0;
@@ -361,4 +365,26 @@ pub fn for_each_scanned_line(
         return open_regular(path).map(ScannedPass::Stream);
     }
     Ok(ScannedPass::Done(meta.len(), mtime))
+}
+
+/// One pass over a file's lines with a state made by `init` and fed by `step` (false to stop):
+/// [`for_each_scanned_line`] when the file is large enough, else (or when the mapped file shrank)
+/// the stream through `buf` from a fresh state. Returns the state, the file's size and its mtime
+/// (ms).
+pub fn fold_lines<S>(
+    path: &Path,
+    rule: session_core::lines::LineRule,
+    buf: &mut Vec<u8>,
+    init: impl Fn() -> S,
+    mut step: impl FnMut(&mut S, session_core::lines::Line<'_>, session_core::json::LineScan) -> bool,
+) -> std::io::Result<(S, u64, f64)> {
+    let mut state = init();
+    match for_each_scanned_line(path, rule, |line, scanned| step(&mut state, line, scanned))? {
+        ScannedPass::Done(size, mtime) => Ok((state, size, mtime)),
+        ScannedPass::Stream(opened) => {
+            let mut state = init();
+            let (size, mtime) = for_each_line_opened(opened, rule, buf, |line| step(&mut state, line, None))?;
+            Ok((state, size, mtime))
+        }
+    }
 }

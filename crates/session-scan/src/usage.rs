@@ -68,19 +68,11 @@ pub struct Amounts {
 
 impl Amounts {
     fn add(&mut self, u: &UsageTotals) {
-        self.usage.input += u.input;
-        self.usage.output += u.output;
-        self.usage.cache_read += u.cache_read;
-        self.usage.cache_write += u.cache_write;
-        self.usage.cost += u.cost;
+        self.usage += *u;
         self.events += 1;
     }
     fn merge(&mut self, o: &Amounts) {
-        self.usage.input += o.usage.input;
-        self.usage.output += o.usage.output;
-        self.usage.cache_read += o.usage.cache_read;
-        self.usage.cache_write += o.usage.cache_write;
-        self.usage.cost += o.usage.cost;
+        self.usage += o.usage;
         self.events += o.events;
     }
 }
@@ -157,6 +149,7 @@ fn basename(p: &str) -> String {
     p.rsplit(['/', '\\']).next().unwrap_or(p).to_string()
 }
 
+#[derive(Default)]
 struct Partial {
     rows: BTreeMap<RowKey, Amounts>,
     duplicates: Amounts,
@@ -168,17 +161,6 @@ struct Partial {
 }
 
 impl Partial {
-    fn new() -> Self {
-        Partial {
-            rows: BTreeMap::new(),
-            duplicates: Amounts::default(),
-            family: Vec::new(),
-            sessions: HashMap::new(),
-            activity: Activity::default(),
-            days: HashSet::new(),
-            errors: Vec::new(),
-        }
-    }
     fn merge(mut self, o: Partial) -> Partial {
         for (k, v) in o.rows {
             self.rows.entry(k).or_default().merge(&v);
@@ -216,32 +198,21 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
         .par_iter()
         .zip(in_family.par_iter())
         .fold(
-            || (Partial::new(), Vec::new()),
+            || (Partial::default(), Vec::new()),
             |(mut acc, mut buf), (path, &family)| {
                 progress();
-                // Streamed through a reused buffer: memory does not grow with the file.
-                // Large files: mapped, lines scanned on all cores; a file that shrinks is streamed.
-                let mut builder = UsageBuilder::default();
-                let pass = crate::read::for_each_scanned_line(path, LineRule::Newline, |line, s| {
-                    builder.line_scanned(line, s)
-                });
-                let read = match pass {
-                    Ok(crate::read::ScannedPass::Done(size, mtime)) => Ok((size, mtime)),
-                    Ok(crate::read::ScannedPass::Stream(opened)) => {
-                        builder = UsageBuilder::default();
-                        crate::read::for_each_line_opened(opened, LineRule::Newline, &mut buf, |line| {
-                            builder.line(line)
-                        })
-                    }
-                    Err(e) => Err(e),
-                };
+                // Large files: mapped, lines scanned on all cores; others streamed through `buf`.
+                let read =
+                    crate::read::fold_lines(path, LineRule::Newline, &mut buf, UsageBuilder::default, |b, line, s| {
+                        b.line_scanned(line, s)
+                    });
                 let usage = match read {
                     Err(e) => {
                         acc.errors.push((path.clone(), format!("cannot read: {e}")));
                         return (acc, buf);
                     }
-                    Ok((0, _)) => Err(session_core::LoadError::Empty),
-                    Ok(_) => builder.finish(),
+                    Ok((_, 0, _)) => Err(session_core::LoadError::Empty),
+                    Ok((builder, _, _)) => builder.finish(),
                 };
                 let usage = match usage {
                     Ok(u) => u,
@@ -260,7 +231,7 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
             },
         )
         .map(|(acc, _)| acc)
-        .reduce(Partial::new, Partial::merge);
+        .reduce(Partial::default, Partial::merge);
     let mut partial = partial;
     // Family members oldest first: the first copy of a usage is the one counted.
     let mut family = std::mem::take(&mut partial.family);
@@ -285,13 +256,8 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
     }
     if opts.group == Group::Session {
         // Session rows show each session's own totals; the total counts copies once.
-        let d = report.duplicates;
-        report.totals.usage.input -= d.usage.input;
-        report.totals.usage.output -= d.usage.output;
-        report.totals.usage.cache_read -= d.usage.cache_read;
-        report.totals.usage.cache_write -= d.usage.cache_write;
-        report.totals.usage.cost -= d.usage.cost;
-        report.totals.events -= d.events;
+        report.totals.usage -= report.duplicates.usage;
+        report.totals.events -= report.duplicates.events;
     }
     report
 }
