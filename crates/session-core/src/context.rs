@@ -326,12 +326,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
                 if !v.get("summary").is_some_and(Value::is_truthy) {
                     return Vec::new();
                 }
-                let mut o = Object::new();
-                o.insert("role", Value::str("branchSummary"));
-                put(&mut o, "summary", v.get("summary"));
-                put(&mut o, "fromId", v.get("fromId"));
-                o.insert("timestamp", Value::Number(e.timestamp.time_value()));
-                vec![Message::Built(Value::Object(o))]
+                vec![Message::Built(branch_summary(&v, Value::Number(e.timestamp.time_value())))]
             }
             b"compaction" => {
                 let v = self.value(i);
@@ -341,7 +336,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
                 {
                     out.push(Message::Built(sys.clone()));
                 }
-                out.push(Message::Built(compaction_summary(&v, e)));
+                out.push(Message::Built(compaction_summary(&v, Value::Number(e.timestamp.time_value()))));
                 out
             }
             _ => Vec::new(),
@@ -518,7 +513,9 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
         let before = self.ctx.messages.len();
         if self.entry(i).is_type("compaction") {
             let v = self.value(i);
-            self.ctx.messages.push(Message::Built(compaction_summary(&v, self.entry(i))));
+            self.ctx
+                .messages
+                .push(Message::Built(compaction_summary(&v, Value::Number(self.entry(i).timestamp.time_value()))));
             if let Some(Value::Array(tail)) = v.get("retainedTail") {
                 self.ctx.messages.extend(tail.iter().map(|m| Message::Built(m.clone())));
             }
@@ -530,19 +527,29 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
     }
 }
 
-fn put<'b>(o: &mut Object<'b>, key: &'static str, v: Option<&Value<'b>>) {
+pub(crate) fn put<'b>(o: &mut Object<'b>, key: &'static str, v: Option<&Value<'b>>) {
     if let Some(v) = v {
         o.insert(key, v.clone());
     }
 }
 
-/// `createCompactionSummaryMessage`.
-fn compaction_summary<'b>(v: &Value<'b>, e: &Entry<'_>) -> Value<'b> {
+/// `createCompactionSummaryMessage` from a compaction record's value and its time.
+pub(crate) fn compaction_summary<'b>(v: &Value<'b>, timestamp: Value<'b>) -> Value<'b> {
     let mut o = Object::new();
     o.insert("role", Value::str("compactionSummary"));
     put(&mut o, "summary", v.get("summary"));
     put(&mut o, "tokensBefore", v.get("tokensBefore"));
-    o.insert("timestamp", Value::Number(e.timestamp.time_value()));
+    o.insert("timestamp", timestamp);
+    Value::Object(o)
+}
+
+/// `createBranchSummaryMessage` from a branch-summary record's value and its time.
+pub(crate) fn branch_summary<'b>(v: &Value<'b>, timestamp: Value<'b>) -> Value<'b> {
+    let mut o = Object::new();
+    o.insert("role", Value::str("branchSummary"));
+    put(&mut o, "summary", v.get("summary"));
+    put(&mut o, "fromId", v.get("fromId"));
+    o.insert("timestamp", timestamp);
     Value::Object(o)
 }
 

@@ -76,14 +76,7 @@ impl<'a> Field<'a> {
         match self {
             Field::Absent => f64::NAN,
             Field::Null => 0.0,
-            Field::Str(s) => {
-                let t = crate::text::js_trim(s.as_bytes());
-                if t.is_empty() {
-                    0.0
-                } else {
-                    std::str::from_utf8(t).ok().and_then(|t| t.parse().ok()).unwrap_or(f64::NAN)
-                }
-            }
+            Field::Str(s) => json::string_to_number(s.as_bytes()),
             Field::Raw(raw) => match raw.first() {
                 Some(b't') => 1.0,
                 Some(b'f') => 0.0,

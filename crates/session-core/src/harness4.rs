@@ -5,8 +5,8 @@
 use ahash::AHashMap;
 use bumpalo::Bump;
 
-use crate::context::Message;
-use crate::json::{self, JsStr, Object, Value};
+use crate::context::{Message, branch_summary, compaction_summary};
+use crate::json::{self, JsStr, Value};
 
 /// Why a format-4 file cannot be opened (the reference fails the whole open).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,8 +110,8 @@ pub fn load_format4<'b>(bytes: &[u8], arena: &'b Bump) -> Result<Format4<'b>, Fo
                 return Err(invalid("seq missing or not increasing"));
             }
             last_seq = seq;
-            let text = |k: &str| w.get(k).and_then(Value::as_str).map(|s| s.as_bytes().to_vec());
-            match text("kind").as_deref() {
+            let text = |k: &str| w.get(k).and_then(Value::as_str).map(JsStr::as_bytes);
+            match text("kind") {
                 Some(b"entry") => {
                     let Some(id) = w.get("id").and_then(Value::as_str).cloned() else {
                         return Err(invalid("entry without an id"));
@@ -127,46 +127,38 @@ pub fn load_format4<'b>(bytes: &[u8], arena: &'b Bump) -> Result<Format4<'b>, Fo
                         },
                         _ => return Err(invalid("parentId is neither null nor a string")),
                     };
-                    if !matches!(
-                        text("type").as_deref(),
-                        Some(b"message" | b"compaction" | b"branch_summary" | b"custom")
-                    ) {
+                    if !matches!(text("type"), Some(b"message" | b"compaction" | b"branch_summary" | b"custom")) {
                         return Err(invalid("unknown entry type"));
                     }
                     if !safe_integer(w.get("timestamp"), 0.0) {
                         return Err(invalid("entry timestamp is not an integer"));
                     }
                     file.by_id.insert(id.as_bytes().to_vec(), file.entries.len());
-                    file.entries.push(Entry4 {
-                        id,
-                        parent,
-                        write: write.clone(),
-                        line: line.number,
-                        offset: line.offset,
-                    });
+                    file.entries.push(Entry4 { id, parent, write, line: line.number, offset: line.offset });
                 }
                 Some(b"value") => {
                     let (Some(namespace), Some(key)) = (text("namespace"), text("key")) else {
                         return Err(invalid("value write without namespace and key"));
                     };
-                    match text("op").as_deref() {
+                    let address = (namespace.to_vec(), key.to_vec());
+                    match text("op") {
                         Some(b"set") => {
-                            file.values.insert((namespace, key), Some(w.get("value").cloned().unwrap_or(Value::Null)));
+                            file.values.insert(address, Some(w.get("value").cloned().unwrap_or(Value::Null)));
                         }
                         Some(b"delete") => {
-                            file.values.insert((namespace, key), None);
+                            file.values.insert(address, None);
                         }
                         _ => return Err(invalid("unknown value op")),
                     }
                 }
                 Some(b"list") => {
-                    if !matches!(text("op").as_deref(), Some(b"append" | b"delete")) {
+                    if !matches!(text("op"), Some(b"append" | b"delete")) {
                         return Err(invalid("unknown list op"));
                     }
                 }
                 Some(b"usage") => {
                     let Some(id) = text("id") else { return Err(invalid("usage row without an id")) };
-                    if file.by_id.contains_key(&id) || !usage_ids.insert(id) {
+                    if file.by_id.contains_key(id) || !usage_ids.insert(id.to_vec()) {
                         return Err(invalid("duplicate id"));
                     }
                 }
@@ -253,21 +245,11 @@ pub fn build_context4<'b>(file: &Format4<'b>, branch: &str) -> Result<Context4<'
                         });
                     }
                 };
-                let mut o = Object::new();
-                o.insert("role", Value::str("compactionSummary"));
-                put(&mut o, "summary", w.get("summary"));
-                put(&mut o, "tokensBefore", w.get("tokensBefore"));
-                put(&mut o, "timestamp", w.get("timestamp"));
-                messages.push(Message::Built(Value::Object(o)));
+                messages.push(Message::Built(compaction_summary(w, time(w))));
                 messages.extend(tail.iter().filter(|m| kept(m)).map(|m| Message::Built(m.clone())));
             }
             Some(b"branch_summary") if w.get("summary").is_some_and(Value::is_truthy) => {
-                let mut o = Object::new();
-                o.insert("role", Value::str("branchSummary"));
-                put(&mut o, "summary", w.get("summary"));
-                put(&mut o, "fromId", w.get("fromId"));
-                put(&mut o, "timestamp", w.get("timestamp"));
-                messages.push(Message::Built(Value::Object(o)));
+                messages.push(Message::Built(branch_summary(w, time(w))));
             }
             _ => {}
         }
@@ -275,10 +257,9 @@ pub fn build_context4<'b>(file: &Format4<'b>, branch: &str) -> Result<Context4<'
     Ok(Context4 { lane, tip, messages, path })
 }
 
-fn put<'b>(o: &mut Object<'b>, key: &'static str, v: Option<&Value<'b>>) {
-    if let Some(v) = v {
-        o.insert(key, v.clone());
-    }
+/// An entry's `timestamp` (epoch ms, checked when the file was opened).
+fn time<'b>(w: &Value<'b>) -> Value<'b> {
+    w.get("timestamp").cloned().unwrap_or(Value::Null)
 }
 
 #[cfg(test)]

@@ -217,18 +217,13 @@ pub fn session_totals(session: &Session<'_>) -> Totals {
 fn count_without_parsing(entry: &crate::session::Entry<'_>, stats: &mut SessionStats) -> bool {
     use crate::json::scan::SpanKind;
     use crate::session::Detail;
-    let Detail::Message { message: Some(SpanKind::Object), .. } = &entry.detail else { return false };
+    let Detail::Message { message: Some(SpanKind::Object), usage, .. } = &entry.detail else { return false };
     let role = entry.role();
     if role.is("assistant") {
         return false;
     }
     if role.is("toolResult") {
-        let Ok(scanned) = crate::json::scan_line(entry.line) else { return false };
-        if scanned.escaped_keys {
-            return false;
-        }
-        let usage = scanned.message_field(entry.line, "usage");
-        if usage.is_some_and(|u| crate::field::Field::from_span(entry.line, Some(u)).is_truthy()) {
+        if *usage {
             return false;
         }
         stats.total_messages += 1;

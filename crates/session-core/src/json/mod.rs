@@ -277,14 +277,13 @@ pub fn to_number(v: Option<&Value<'_>>) -> f64 {
         Some(Value::Null) => 0.0,
         Some(Value::Bool(b)) => f64::from(u8::from(*b)),
         Some(Value::Number(n)) => *n,
-        Some(Value::String(s)) => {
-            let t = crate::text::js_trim(s.as_bytes());
-            if t.is_empty() {
-                0.0
-            } else {
-                std::str::from_utf8(t).ok().and_then(|t| t.parse().ok()).unwrap_or(f64::NAN)
-            }
-        }
+        Some(Value::String(s)) => string_to_number(s.as_bytes()),
         Some(_) => f64::NAN,
     }
+}
+
+/// `ToNumber` of a string: trimmed as JavaScript trims, empty is 0, unparsable is `NaN`.
+pub(crate) fn string_to_number(s: &[u8]) -> f64 {
+    let t = crate::text::js_trim(s);
+    if t.is_empty() { 0.0 } else { std::str::from_utf8(t).ok().and_then(|t| t.parse().ok()).unwrap_or(f64::NAN) }
 }
