@@ -327,10 +327,9 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
         if seen.as_deref_mut().is_some_and(|s| !s.insert(m.identity)) {
             continue;
         }
-        *acc.activity.messages.entry(if m.role.is_empty() { "(none)".into() } else { m.role.clone() }).or_default() +=
-            1;
+        bump(&mut acc.activity.messages, if m.role.is_empty() { "(none)" } else { &m.role });
         for t in &m.tool_calls {
-            *acc.activity.tool_calls.entry(t.clone()).or_default() += 1;
+            bump(&mut acc.activity.tool_calls, t);
         }
         acc.activity.tool_errors += u64::from(m.tool_error);
         if let Some(d) = d {
@@ -340,6 +339,16 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
     acc.duplicates.merge(&extra.copied);
     if opts.group == Group::Session {
         acc.sessions.insert(usage.session_id.clone(), extra);
+    }
+}
+
+/// Adds one to a counter, allocating its key only the first time.
+fn bump(counts: &mut BTreeMap<String, u64>, key: &str) {
+    match counts.get_mut(key) {
+        Some(n) => *n += 1,
+        None => {
+            counts.insert(key.to_string(), 1);
+        }
     }
 }
 
