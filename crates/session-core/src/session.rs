@@ -64,8 +64,9 @@ pub enum Detail<'a> {
         content: Option<SpanKind>,
         /// Where the `message` value lies in the line, when it was read by the scan.
         span: Option<(u32, u32)>,
-        /// `message.usage` is truthy (the message carries usage to count).
-        usage: bool,
+        /// A tool result whose `message.usage` is truthy (read only for tool results, the one
+        /// role whose usage `stats` can otherwise skip without a parse).
+        tool_result_usage: bool,
     },
 }
 
@@ -114,18 +115,16 @@ impl<'a> Entry<'a> {
         }
         let span = scanned.field(b, "message");
         let message = span.map(|s| s.kind);
-        let (role, content, usage) = if message == Some(SpanKind::Object) {
-            (
-                Field::from_span(b, scanned.message_field(b, "role")),
-                scanned.message_field(b, "content").map(|s| s.kind),
-                Field::from_span(b, scanned.message_field(b, "usage")).is_truthy(),
-            )
+        let (role, content) = if message == Some(SpanKind::Object) {
+            (Field::from_span(b, scanned.message_field(b, "role")), scanned.message_field(b, "content").map(|s| s.kind))
         } else {
-            (Field::Absent, None, false)
+            (Field::Absent, None)
         };
+        let tool_result_usage =
+            role.is("toolResult") && Field::from_span(b, scanned.message_field(b, "usage")).is_truthy();
         // A stored message goes out as its raw text only when that text is what Pi would print.
         let span = span.filter(|_| !scanned.overflow).map(|s| (s.start, s.end));
-        let detail = Detail::Message { message, role, content, span, usage };
+        let detail = Detail::Message { message, role, content, span, tool_result_usage };
         entry.fill(|k| Field::from_span(b, scanned.field(b, k)), detail);
         entry
     }
@@ -138,8 +137,9 @@ impl<'a> Entry<'a> {
         let message = m.map(kind_of);
         let role = Field::from_value(m.and_then(|m| m.get("role")));
         let content = m.and_then(|m| m.get("content")).map(kind_of);
-        let usage = m.and_then(|m| m.get("usage")).is_some_and(Value::is_truthy);
-        self.fill(|k| Field::from_value(v.get(k)), Detail::Message { message, role, content, span: None, usage });
+        let tool_result_usage = role.is("toolResult") && m.and_then(|m| m.get("usage")).is_some_and(Value::is_truthy);
+        let detail = Detail::Message { message, role, content, span: None, tool_result_usage };
+        self.fill(|k| Field::from_value(v.get(k)), detail);
     }
 
     /// Sets the common fields and the type-specific detail from a field reader; `message` is the

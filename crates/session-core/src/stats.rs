@@ -217,13 +217,15 @@ pub fn session_totals(session: &Session<'_>) -> Totals {
 fn count_without_parsing(entry: &crate::session::Entry<'_>, stats: &mut SessionStats) -> bool {
     use crate::json::scan::SpanKind;
     use crate::session::Detail;
-    let Detail::Message { message: Some(SpanKind::Object), usage, .. } = &entry.detail else { return false };
+    let Detail::Message { message: Some(SpanKind::Object), tool_result_usage, .. } = &entry.detail else {
+        return false;
+    };
     let role = entry.role();
     if role.is("assistant") {
         return false;
     }
     if role.is("toolResult") {
-        if *usage {
+        if *tool_result_usage {
             return false;
         }
         stats.total_messages += 1;
