@@ -155,7 +155,7 @@ fn best_of(n: usize, mut f: impl FnMut() -> anyhow::Result<()>) -> anyhow::Resul
 
 /// `cargo xtask bench-reference [--corpus DIR]`: times Pi 1.6 (Node) and ccusage beside our
 /// binary on one store, and prints the ratios.
-pub fn bench_reference(corpus: Option<PathBuf>) -> anyhow::Result<()> {
+pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> anyhow::Result<()> {
     let target = root().join("target");
     let corpus = match corpus {
         Some(c) => c,
@@ -250,5 +250,59 @@ pub fn bench_reference(corpus: Option<PathBuf>) -> anyhow::Result<()> {
     for (task, ours_ms) in [("list, full", list), ("list, picker fields", picker), ("usage daily", usage)] {
         println!("{task:<34} {:>5.2}x the floor, {:>4.0}% of its speed", ours_ms / floor, 100.0 * floor / ours_ms);
     }
+    single_session(&target, &ours, session)
+}
+
+/// One session of 100 MB or more (`FILE`, else a generated one): `context --json` beside reading
+/// and counting its lines with `memchr` (`examples/count_lines`), whole processes, 15
+/// interleaved runs, medians.
+fn single_session(target: &std::path::Path, ours: &std::path::Path, session: Option<PathBuf>) -> anyhow::Result<()> {
+    let file = match session {
+        Some(f) => f,
+        None => {
+            let dir = target.join("bench-session-107MB-seed5");
+            if !dir.exists() {
+                let spec =
+                    crate::corpus::CorpusSpec { size: 1, seed: 5, out: dir.clone(), outliers: 1, median: 105_000 };
+                crate::corpus::generate(&spec)?;
+            }
+            // The generator adds a small session beside the large one: the large one alone is timed.
+            session_scan::expand_paths(std::slice::from_ref(&dir))
+                .into_iter()
+                .max_by_key(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+                .context("no session generated")?
+        }
+    };
+    let size = std::fs::metadata(&file)?.len();
+    // `count_lines` reads a folder: one holding this file alone.
+    let alone = target.join("bench-single-session");
+    let _ = std::fs::remove_dir_all(&alone);
+    std::fs::create_dir_all(&alone)?;
+    if std::fs::hard_link(&file, alone.join("session.jsonl")).is_err() {
+        std::fs::copy(&file, alone.join("session.jsonl"))?;
+    }
+    let time = |cmd: &mut Command| -> anyhow::Result<f64> {
+        let t = std::time::Instant::now();
+        let status = cmd.stdout(std::process::Stdio::null()).status()?;
+        if !status.success() {
+            bail!("{cmd:?} failed");
+        }
+        Ok(t.elapsed().as_secs_f64() * 1000.0)
+    };
+    let (mut context, mut count) = (Vec::new(), Vec::new());
+    for _ in 0..15 {
+        count.push(time(Command::new(target.join("release/examples/count_lines")).arg(&alone))?);
+        context.push(time(Command::new(ours).args(["context", "--json"]).arg(&file))?);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (context, count) = (median(&mut context), median(&mut count));
+    println!(
+        "one {:.0} MB session: context --json {context:.1} ms, memchr line count {count:.1} ms: {:.0}% of its speed",
+        size as f64 / 1e6,
+        100.0 * count / context
+    );
     Ok(())
 }

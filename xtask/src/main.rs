@@ -2,7 +2,8 @@
 //! - `manifest [--check]`: write or check `corpora/manifest.json`;
 //! - `corpus --size 1GiB --seed N --out DIR [--outliers K] [--median SIZE]`: generate a realistic store;
 //! - `bench [--save NAME] [--compare NAME] [--wall]`: instruction counts against a baseline;
-//! - `bench-reference [--corpus DIR]`: Pi 1.6 and ccusage timed beside us;
+//! - `bench-reference [--corpus DIR] [--session FILE]`: Pi 1.6 and ccusage timed beside us, and one large
+//!   session beside the memchr line count of its bytes;
 //! - `stress [--dir DIR]`: hostile inputs too large to commit, with time and peak memory;
 //! - `memcheck`: peak memory of listing and usage, bounded whatever the file sizes (run by CI);
 //! - `adversarial`: rewrite the small hostile corpus in `corpora/adversarial/`.
@@ -56,11 +57,14 @@ fn main() -> anyhow::Result<()> {
             println!("wrote {}", out.display());
             Ok(())
         }
-        Some("bench-reference") => bench::bench_reference(flag(&args, "--corpus").map(PathBuf::from)),
+        Some("bench-reference") => bench::bench_reference(
+            flag(&args, "--corpus").map(PathBuf::from),
+            flag(&args, "--session").map(PathBuf::from),
+        ),
         _ => {
             eprintln!(
                 "usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K] | \
-                 bench [--save NAME] [--compare NAME] [--wall] | bench-reference [--corpus DIR]"
+                 bench [--save NAME] [--compare NAME] [--wall] | bench-reference [--corpus DIR] [--session FILE]"
             );
             bail!("unknown task")
         }
