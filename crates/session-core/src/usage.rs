@@ -359,58 +359,137 @@ fn tool_call_names(a: &[u8]) -> SmallVec<[String; 2]> {
     names
 }
 
-/// Lines whose keys hold escapes: the same reading from the full value.
+/// Lines whose keys hold escapes: the same reading from the full value, with the same events,
+/// messages and diagnostics as the scan's reading of an unescaped line.
 fn slow_line(v: &Value<'_>, line: u64, offset: u64, out: &mut FileUsage) {
     let f = |k: &str| Field::from_value(v.get(k));
     let time = f("timestamp").time_value();
-    let ts = json::to_json(v.get("timestamp").unwrap_or(&Value::Null));
+    // A value's text as the scan's spans hold it: a string without its quotes.
+    let raw = |v: Option<&Value<'_>>| match v {
+        None => Vec::new(),
+        Some(Value::String(s)) => s.as_bytes().to_vec(),
+        Some(v) => json::to_json(v).into_bytes(),
+    };
+    let ts = raw(v.get("timestamp"));
+    let diagnostic = |message: String, out: &mut FileUsage| out.diagnostics.push(Diagnostic { line, offset, message });
     let push = |source: Source, model: String, usage: &Value<'_>, out: &mut FileUsage| {
         let mut amounts = UsageTotals::default();
         if amounts.add(usage).is_none() {
-            out.diagnostics.push(Diagnostic {
-                line,
-                offset,
-                message: format!("{} usage without cost: skipped", source.name()),
-            });
+            diagnostic(format!("{} usage without a cost object (Pi 1.6 throws here): skipped", source.name()), out);
             return;
         }
-        let id = identity(&[ts.as_bytes(), source.name().as_bytes(), json::to_json(usage).as_bytes()]);
+        let id = identity(&[&ts, source.name().as_bytes(), json::to_json(usage).as_bytes()]);
         out.events.push(UsageEvent { time_ms: time, source, model, amounts, identity: id });
     };
     let ty = f("type");
     let tpl = |v: Option<&Value<'_>>| crate::stats::template(v);
     if ty.is("usage") {
-        if let Some(u) = v.get("usage") {
-            push(Source::UsageEntry, format!("{}/{}", tpl(v.get("provider")), tpl(v.get("model"))), u, out);
+        match v.get("usage") {
+            Some(u) => push(Source::UsageEntry, format!("{}/{}", tpl(v.get("provider")), tpl(v.get("model"))), u, out),
+            None => diagnostic("usage entry without usage (Pi 1.6 throws here): skipped".into(), out),
         }
     } else if ty.is("compaction") || ty.is("branch_summary") {
         if let Some(u) = v.get("usage").filter(|u| u.is_truthy()) {
             let source = if ty.is("compaction") { Source::Compaction } else { Source::BranchSummary };
             push(source, "Tools/summaries".into(), u, out);
         }
-    } else if ty.is("message")
-        && let Some(m) = v.get("message").filter(|m| m.as_object().is_some())
-    {
-        let role = m.get("role").and_then(Value::as_str).map(|r| r.to_str_lossy().into_owned()).unwrap_or_default();
-        if role == "assistant"
-            && let Some(u) = m.get("usage")
-        {
-            let model = match m.get("responseModel") {
-                None | Some(Value::Null) => m.get("model"),
-                some => some,
-            };
-            push(Source::Assistant, format!("{}/{}", tpl(m.get("provider")), tpl(model)), u, out);
-        } else if role == "toolResult"
-            && let Some(u) = m.get("usage").filter(|u| u.is_truthy())
-        {
-            push(Source::ToolResult, "Tools/summaries".into(), u, out);
-        }
-        out.messages.push(MessageEvent {
-            time_ms: time,
-            role,
+    } else if ty.is("message") {
+        let m = v.get("message").filter(|m| m.as_object().is_some());
+        let get = |k: &str| m.and_then(|m| m.get(k));
+        let role = get("role").and_then(Value::as_str).map(|r| r.to_str_lossy().into_owned()).unwrap_or_default();
+        let message_time = if time.is_nan() { Field::from_value(get("timestamp")).time_value() } else { time };
+        let mut event = MessageEvent {
+            time_ms: message_time,
+            role: role.clone(),
             tool_calls: SmallVec::new(),
-            tool_error: m.get("isError") == Some(&Value::Bool(true)),
-            identity: identity(&[ts.as_bytes(), b"message"]),
-        });
+            tool_error: false,
+            identity: identity(&[&ts, b"message", role.as_bytes(), &raw(get("timestamp"))]),
+        };
+        match role.as_str() {
+            "assistant" => {
+                if let Some(Value::Array(blocks)) = get("content") {
+                    event.tool_calls = blocks
+                        .iter()
+                        .filter(|b| b.get("type").and_then(Value::as_str).is_some_and(|t| t.as_bytes() == b"toolCall"))
+                        .map(|b| {
+                            b.get("name")
+                                .and_then(Value::as_str)
+                                .map(|n| n.to_str_lossy().into_owned())
+                                .unwrap_or_default()
+                        })
+                        .collect();
+                }
+                let model = match get("responseModel") {
+                    None | Some(Value::Null) => get("model"),
+                    some => some,
+                };
+                match get("usage") {
+                    Some(u) => push(Source::Assistant, format!("{}/{}", tpl(get("provider")), tpl(model)), u, out),
+                    None => diagnostic("assistant message without usage (Pi 1.6 throws here): skipped".into(), out),
+                }
+            }
+            "toolResult" => {
+                event.tool_error = get("isError") == Some(&Value::Bool(true));
+                if let Some(u) = get("usage").filter(|u| u.is_truthy()) {
+                    push(Source::ToolResult, "Tools/summaries".into(), u, out);
+                }
+            }
+            _ => {}
+        }
+        out.messages.push(event);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SESSION: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}
+{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"toolCall","id":"c1","name":"bash","arguments":{}},{"type":"toolCall","id":"c2","name":"read","arguments":{}}],"provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"cost":{"total":0.5}},"timestamp":2}}
+{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"assistant","content":[],"provider":"p","model":"m","timestamp":3}}
+{"type":"message","id":"t1","parentId":"a2","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"toolResult","content":[],"isError":true,"usage":{"input":5,"output":0,"cacheRead":0,"cacheWrite":0,"cost":{"total":0.25}},"timestamp":4}}
+{"type":"usage","id":"g1","parentId":"t1","timestamp":"2026-01-01T00:00:05.000Z","provider":"q","model":"n","usage":{"input":7,"output":1,"cacheRead":0,"cacheWrite":0,"cost":{"total":0.125}}}
+{"type":"usage","id":"g2","parentId":"g1","timestamp":"2026-01-01T00:00:06.000Z"}
+{"type":"compaction","id":"k1","parentId":"g2","timestamp":"2026-01-01T00:00:07.000Z","summary":"s","usage":{"input":9,"output":9,"cacheRead":0,"cacheWrite":0,"cost":null}}
+{"type":"message","id":"u2","parentId":"k1","message":{"role":"user","content":"no entry time","timestamp":1767225608000}}
+"#;
+
+    /// What a file's usage says, identities aside (they hash raw text, which escapes change).
+    fn summary(u: &FileUsage) -> String {
+        let events: Vec<_> = u.events.iter().map(|e| (e.time_ms, e.source, e.model.clone(), e.amounts)).collect();
+        let messages: Vec<_> =
+            u.messages.iter().map(|m| (m.time_ms, m.role.clone(), m.tool_calls.to_vec(), m.tool_error)).collect();
+        let diagnostics: Vec<_> = u.diagnostics.iter().map(|d| (d.line, d.message.clone())).collect();
+        format!("{} {} {events:?} {messages:?} {diagnostics:?}", u.session_id, u.cwd)
+    }
+
+    /// A line whose keys are written with escapes is read from its full value (the slow path):
+    /// the same usage events, messages (roles, tool calls, errors, times) and diagnostics as the
+    /// scan's reading of the same lines written plainly.
+    #[test]
+    fn escaped_keys_read_as_plain_ones() {
+        let plain = file_usage(SESSION.as_bytes()).unwrap();
+        let escaped: String =
+            SESSION
+                .lines()
+                .enumerate()
+                .map(|(k, l)| {
+                    if k == 0 { format!("{l}\n") } else { format!("{}\n", l.replacen("\"type\"", "\"typ\\u0065\"", 1)) }
+                })
+                .collect();
+        assert_eq!(escaped.matches("typ\\u0065").count(), 8);
+        let slow = file_usage(escaped.as_bytes()).unwrap();
+        assert_eq!(summary(&slow), summary(&plain));
+        // What the fast path itself reads, so that the comparison is not between two empty reads.
+        assert_eq!(plain.events.len(), 3);
+        assert_eq!(plain.messages.len(), 5);
+        assert_eq!(plain.messages[1].tool_calls.to_vec(), ["bash", "read"]);
+        assert!(plain.messages[3].tool_error);
+        assert_eq!(plain.messages[4].time_ms, 1_767_225_608_000.0);
+        assert_eq!(plain.diagnostics.len(), 3, "{:?}", plain.diagnostics);
+        // Two messages with one entry time but other roles are not taken for copies.
+        let ids: std::collections::HashSet<u64> = slow.messages.iter().map(|m| m.identity).collect();
+        assert_eq!(ids.len(), slow.messages.len());
     }
 }
