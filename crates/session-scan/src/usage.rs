@@ -127,18 +127,26 @@ pub struct Report {
 }
 
 /// The header of a file: enough to know its family (`parentSession`). Reads the first line only
-/// (4 KiB at a time), skipping blank lines as the loader does.
-fn header_parent(path: &Path) -> Option<String> {
-    let mut buf = Vec::new();
+/// (4 KiB at a time, through `buf`), skipping blank lines as the loader does.
+fn header_parent(path: &Path, buf: &mut Vec<u8>) -> Option<String> {
     let mut found = None;
-    crate::read::for_each_line_chunked(path, session_core::lines::LineRule::Newline, &mut buf, 4096, |line| {
+    crate::read::for_each_line_chunked(path, session_core::lines::LineRule::Newline, buf, 4096, |line| {
         if session_core::lines::is_blank(line.bytes) {
             return true;
         }
-        let arena = bumpalo::Bump::new();
-        found = session_core::json::parse_value(line.bytes, &arena)
-            .ok()
-            .and_then(|v| v.get("parentSession").and_then(|p| p.as_str()).map(|p| p.to_str_lossy().into_owned()));
+        let b = line.bytes;
+        found = match session_core::json::scan_line(b) {
+            Ok(sc) if !sc.escaped_keys => session_core::field::Field::from_span(b, sc.field(b, "parentSession"))
+                .as_str()
+                .map(|p| p.to_str_lossy().into_owned()),
+            Ok(_) => {
+                let arena = bumpalo::Bump::new();
+                session_core::json::parse_value(b, &arena).ok().and_then(|v| {
+                    v.get("parentSession").and_then(|p| p.as_str()).map(|p| p.to_str_lossy().into_owned())
+                })
+            }
+            Err(_) => None,
+        };
         false
     })
     .ok()?;
@@ -185,7 +193,7 @@ impl Partial {
 /// Reads `files` in parallel and builds the report; `progress` is told of each file read.
 pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) -> Report {
     // Families: files that name a parent, and the files they name (by file name).
-    let parents: Vec<Option<String>> = files.par_iter().map(|p| header_parent(p)).collect();
+    let parents: Vec<Option<String>> = files.par_iter().map_init(Vec::new, |buf, p| header_parent(p, buf)).collect();
     let named: HashSet<String> = parents.iter().flatten().map(|p| basename(p)).collect();
     let in_family: Vec<bool> = files
         .iter()
@@ -194,44 +202,21 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
             p.is_some() || named.contains(&f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
         })
         .collect();
-    let partial = files
-        .par_iter()
-        .zip(in_family.par_iter())
-        .fold(
-            || (Partial::default(), Vec::new()),
-            |(mut acc, mut buf), (path, &family)| {
+    // Files go in fixed runs, each read in order, and the runs are merged in order: sums of
+    // costs (floating point) then do not depend on how the runs were shared among threads.
+    let runs: Vec<Partial> = files
+        .par_chunks(FILES_PER_RUN)
+        .zip(in_family.par_chunks(FILES_PER_RUN))
+        .map_init(Vec::new, |buf, (paths, family)| {
+            let mut acc = Partial::default();
+            for (path, &family) in paths.iter().zip(family) {
                 progress();
-                // Large files: mapped, lines scanned on all cores; others streamed through `buf`.
-                let read =
-                    crate::read::fold_lines(path, LineRule::Newline, &mut buf, UsageBuilder::default, |b, line, s| {
-                        b.line_scanned(line, s)
-                    });
-                let usage = match read {
-                    Err(e) => {
-                        acc.errors.push((path.clone(), format!("cannot read: {e}")));
-                        return (acc, buf);
-                    }
-                    Ok((_, 0, _)) => Err(session_core::LoadError::Empty),
-                    Ok((builder, _, _)) => builder.finish(),
-                };
-                let usage = match usage {
-                    Ok(u) => u,
-                    Err(e) => {
-                        acc.errors.push((path.clone(), e.to_string()));
-                        return (acc, buf);
-                    }
-                };
-                acc.activity.sessions += 1;
-                if family {
-                    acc.family.push((path.clone(), usage));
-                } else {
-                    count(opts, path, &usage, None, &mut acc);
-                }
-                (acc, buf)
-            },
-        )
-        .map(|(acc, _)| acc)
-        .reduce(Partial::default, Partial::merge);
+                read_file(opts, path, family, buf, &mut acc);
+            }
+            acc
+        })
+        .collect();
+    let partial = runs.into_iter().fold(Partial::default(), Partial::merge);
     let mut partial = partial;
     // Family members oldest first: the first copy of a usage is the one counted.
     let mut family = std::mem::take(&mut partial.family);
@@ -260,6 +245,38 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
         report.totals.events -= report.duplicates.events;
     }
     report
+}
+
+/// Files read one after the other by a worker; runs are merged in file order.
+const FILES_PER_RUN: usize = 16;
+
+/// Reads one file's usage into `acc` (large files: mapped, lines scanned on all cores; others
+/// streamed through `buf`); a family member is kept for the counting of copies.
+fn read_file(opts: &Options, path: &Path, family: bool, buf: &mut Vec<u8>, acc: &mut Partial) {
+    let read = crate::read::fold_lines(path, LineRule::Newline, buf, UsageBuilder::default, |b, line, s| {
+        b.line_scanned(line, s)
+    });
+    let usage = match read {
+        Err(e) => {
+            acc.errors.push((path.to_path_buf(), format!("cannot read: {e}")));
+            return;
+        }
+        Ok((_, 0, _)) => Err(session_core::LoadError::Empty),
+        Ok((builder, _, _)) => builder.finish(),
+    };
+    let usage = match usage {
+        Ok(u) => u,
+        Err(e) => {
+            acc.errors.push((path.to_path_buf(), e.to_string()));
+            return;
+        }
+    };
+    acc.activity.sessions += 1;
+    if family {
+        acc.family.push((path.to_path_buf(), usage));
+    } else {
+        count(opts, path, &usage, None, acc);
+    }
 }
 
 fn day(opts: &Options, ms: f64) -> Option<jiff::civil::Date> {

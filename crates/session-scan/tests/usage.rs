@@ -156,3 +156,52 @@ fn large_sessions_read_in_parallel_count_the_same() {
     assert_eq!(report.activity.messages.values().sum::<u64>(), stats.stats.total_messages);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The report does not depend on how the files were shared among threads: costs summed across
+/// files are equal to the bit on one thread and on several (floating-point sums depend on their
+/// order, so the files are merged in a fixed order).
+#[test]
+fn reports_are_the_same_on_any_number_of_threads() {
+    let dir = std::env::temp_dir().join(format!("session-scan-usage-threads-{}", std::process::id()));
+    let project = dir.join("--w--");
+    std::fs::create_dir_all(&project).unwrap();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for f in 0..300 {
+        let mut text = HEADER.replace("\"P\"", &format!("\"S{f}\""));
+        let mut parent = "null".to_string();
+        for k in 0..(1 + next() % 6) {
+            let id = format!("a{k}");
+            // Costs with many significant digits, all on one day.
+            let cost = (next() % 1_000_000) as f64 / 7919.0;
+            text.push('\n');
+            text.push_str(&assistant(&id, &parent, "2026-01-02T03:04:05.000Z", cost, 10));
+            parent = format!("\"{id}\"");
+        }
+        text.push('\n');
+        std::fs::write(project.join(format!("s{f:03}.jsonl")), text).unwrap();
+    }
+    let files = session_scan::expand_paths(std::slice::from_ref(&dir));
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| build(&files, &opts(Group::Daily), &|| {}))
+    };
+    let one = on(1);
+    assert_eq!(one.rows.len(), 1);
+    for threads in [2, 3, 4, 7] {
+        for _ in 0..3 {
+            let many = on(threads);
+            for ((k, a), (_, b)) in one.rows.iter().zip(&many.rows) {
+                assert_eq!(a.usage.cost.to_bits(), b.usage.cost.to_bits(), "{k:?} on {threads} threads");
+                assert_eq!(a.events, b.events);
+            }
+            assert_eq!(one.totals.usage.cost.to_bits(), many.totals.usage.cost.to_bits());
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
