@@ -4,6 +4,7 @@
 pub mod list;
 pub mod manifest;
 mod mmap;
+pub mod ordered;
 pub mod read;
 pub mod report;
 pub mod usage;

@@ -8,7 +8,6 @@ use clap::{Parser, Subcommand};
 
 mod list_cmd;
 mod usage_cmd;
-use rayon::prelude::*;
 use session_core::json::{JsStr, Value, write_json};
 use session_scan::report;
 use session_scan::{ReadStrategy, expand_paths, read_file_into};
@@ -145,25 +144,35 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut failed = false;
-    // Files are read in parallel a batch at a time and printed in order, so that memory holds
-    // one batch of output, not the whole run's.
-    let batch = rayon::current_num_threads().max(1) * 8;
-    for chunk in paths.chunks(batch) {
-        let outcomes: Vec<Outcome> =
-            chunk.par_iter().map_init(Vec::new, |buf, p| run_file_safely(p, which, args.json, buf)).collect();
-        for o in outcomes {
+    // Files are read in parallel and printed in order as each is ready; memory holds a window
+    // of outputs, not the whole run's.
+    let window = rayon::current_num_threads().max(1) * 8;
+    let mut status = None;
+    session_scan::ordered::map_ordered(
+        &paths,
+        window,
+        |buf: &mut Vec<u8>, p| run_file_safely(p, which, args.json, buf),
+        |o| {
             for line in &o.stderr {
                 eprintln!("{line}");
             }
             failed |= o.failed;
-            if let Err(e) = out.write_all(&o.stdout) {
-                if e.kind() == std::io::ErrorKind::BrokenPipe {
-                    return ExitCode::SUCCESS;
+            match out.write_all(&o.stdout) {
+                Ok(()) => true,
+                Err(e) => {
+                    status = Some(if e.kind() == std::io::ErrorKind::BrokenPipe {
+                        ExitCode::SUCCESS
+                    } else {
+                        eprintln!("session-scan: {e}");
+                        ExitCode::from(2)
+                    });
+                    false
                 }
-                eprintln!("session-scan: {e}");
-                return ExitCode::from(2);
             }
-        }
+        },
+    );
+    if let Some(status) = status {
+        return status;
     }
     if out.flush().is_err() {
         return ExitCode::SUCCESS;
