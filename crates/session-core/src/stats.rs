@@ -109,6 +109,11 @@ const TOOLS_KEY: &str = "Tools/summaries";
 
 /// Computes the session totals and the cost breakdown in one pass over the entries.
 pub fn session_totals(session: &Session<'_>) -> Totals {
+    totals_with(session, true)
+}
+
+/// [`session_totals`]; `read_assistants_raw` off reads every assistant from its full value.
+fn totals_with(session: &Session<'_>, read_assistants_raw: bool) -> Totals {
     let mut totals = Totals::default();
     let mut by_key: Vec<(String, UsageTotals)> = Vec::new();
     let mut arena = Bump::new();
@@ -118,6 +123,27 @@ pub fn session_totals(session: &Session<'_>) -> Totals {
             continue;
         }
         if count_without_parsing(entry, &mut totals.stats) {
+            continue;
+        }
+        if let Some(a) = assistant_without_parsing(entry).filter(|_| read_assistants_raw) {
+            let stats = &mut totals.stats;
+            stats.total_messages += 1;
+            stats.assistant_messages += 1;
+            stats.tool_calls += a.tool_calls;
+            match a.usage {
+                Some(u) => stats.usage += u,
+                None => totals.diagnostics.push(Diagnostic {
+                    line: entry.line_number,
+                    offset: entry.offset,
+                    message: "assistant message without usage (Pi 1.6 throws here; this value is skipped)".into(),
+                }),
+            }
+            if a.usage_truthy {
+                let slot = slot(&mut by_key, a.key);
+                if let Some(u) = a.usage {
+                    by_key[slot].1 += u;
+                }
+            }
             continue;
         }
         arena.reset();
@@ -190,13 +216,7 @@ pub fn session_totals(session: &Session<'_>) -> Totals {
             }
         }
         if let Some((key, usage)) = row {
-            let slot = match by_key.iter().position(|(k, _)| *k == key) {
-                Some(i) => i,
-                None => {
-                    by_key.push((key, UsageTotals::default()));
-                    by_key.len() - 1
-                }
-            };
+            let slot = slot(&mut by_key, key);
             // A usage the reference throws on was reported above.
             let _ = by_key[slot].1.add(usage);
         }
@@ -209,6 +229,103 @@ pub fn session_totals(session: &Session<'_>) -> Totals {
     js_sort(&mut rows, |a, b| b.cost - a.cost);
     totals.breakdown = rows;
     totals
+}
+
+/// The breakdown row for `key`, added at the end the first time (rows keep first-use order).
+fn slot(by_key: &mut Vec<(String, UsageTotals)>, key: String) -> usize {
+    match by_key.iter().position(|(k, _)| *k == key) {
+        Some(i) => i,
+        None => {
+            by_key.push((key, UsageTotals::default()));
+            by_key.len() - 1
+        }
+    }
+}
+
+/// What an assistant message adds to the totals.
+struct AssistantCount {
+    tool_calls: u64,
+    /// The usage's amounts; `None` where Pi throws (no usage, not an object, no cost).
+    usage: Option<UsageTotals>,
+    /// A truthy `usage` makes a breakdown row, even one Pi then throws on.
+    usage_truthy: bool,
+    /// `provider/model` (`responseModel` first).
+    key: String,
+}
+
+/// Reads an assistant message without building its value: its object is scanned for its own
+/// fields, tool calls are found in the raw content, the usage read from its raw text. `None`
+/// when the full value is needed (escaped keys, a number out of range, a renamed hook message).
+fn assistant_without_parsing(entry: &crate::session::Entry<'_>) -> Option<AssistantCount> {
+    use crate::field::Field;
+    use crate::json::scan::SpanKind;
+    use crate::session::Detail;
+    let Detail::Message { message: Some(SpanKind::Object), span: Some((start, end)), .. } = &entry.detail else {
+        return None;
+    };
+    if entry.hook_message_renamed || !entry.role().is("assistant") {
+        return None;
+    }
+    let m = entry.line.get(*start as usize..*end as usize)?;
+    let sc = crate::json::scan_line(m).ok()?;
+    if sc.escaped_keys || sc.overflow {
+        return None;
+    }
+    let f = |k: &str| Field::from_span(m, sc.field(m, k));
+    let mut tool_calls = 0;
+    if let Some(c) = sc.field(m, "content").filter(|c| c.kind == SpanKind::Array) {
+        crate::json::raw::tool_call_blocks(&m[c.start as usize..c.end as usize], |_| tool_calls += 1)?;
+    }
+    let usage_span = sc.field(m, "usage");
+    let usage = usage_span.and_then(|u| usage_amounts(&m[u.start as usize..u.end as usize], u.kind));
+    let model = match f("responseModel") {
+        Field::Absent | Field::Null => f("model"),
+        some => some,
+    };
+    Some(AssistantCount {
+        tool_calls,
+        usage,
+        usage_truthy: f("usage").is_truthy(),
+        key: format!("{}/{}", template(f("provider").to_value().as_ref()), template(model.to_value().as_ref())),
+    })
+}
+
+/// `addUsageToTotals` on a raw usage object, read with the scan: `None` where Pi throws (not an
+/// object, or `cost` missing or `null`).
+pub(crate) fn usage_amounts(raw: &[u8], kind: crate::json::scan::SpanKind) -> Option<UsageTotals> {
+    use crate::field::Field;
+    use crate::json::scan::SpanKind;
+    if kind != SpanKind::Object {
+        return None;
+    }
+    let sc = crate::json::scan_line(raw).ok()?;
+    let f = |k: &str| Field::from_span(raw, sc.field(raw, k));
+    let cost = sc.field(raw, "cost");
+    let cost_scan = cost
+        .filter(|c| c.kind == SpanKind::Object)
+        .and_then(|c| crate::json::scan_line(&raw[c.start as usize..c.end as usize]).ok());
+    if sc.escaped_keys || cost_scan.as_ref().is_some_and(|c| c.escaped_keys) {
+        // Keys written with escapes: read from the full value.
+        let arena = Bump::new();
+        let mut totals = UsageTotals::default();
+        totals.add(&crate::json::parse_value(raw, &arena).ok()?)?;
+        return Some(totals);
+    }
+    let total = match cost?.kind {
+        SpanKind::Null => return None,
+        SpanKind::Object => {
+            let c = &raw[cost?.start as usize..cost?.end as usize];
+            Field::from_span(c, cost_scan?.field(c, "total")).to_number()
+        }
+        _ => f64::NAN,
+    };
+    Some(UsageTotals {
+        input: f("input").to_number(),
+        output: f("output").to_number(),
+        cache_read: f("cacheRead").to_number(),
+        cache_write: f("cacheWrite").to_number(),
+        cost: total,
+    })
 }
 
 /// Counts a message entry that carries no usage from its scan alone: a message object whose
@@ -259,5 +376,57 @@ pub(crate) fn template(v: Option<&Value<'_>>) -> String {
         Some(Value::String(s)) => s.to_str_lossy().into_owned(),
         Some(Value::Array(_)) => "[array]".into(),
         Some(Value::Object(_)) => "[object Object]".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Assistants read from their raw text give the totals, breakdown and diagnostics of their
+    /// full values (§10), on the shapes that could tell them apart: escapes in keys, in the usage
+    /// and in a block's `type`, usages Pi throws on, odd providers and models, big numbers.
+    #[test]
+    fn assistants_read_raw_total_as_their_full_values() {
+        let usage = r#"{"input":10,"output":2,"cacheRead":3,"cacheWrite":4,"cost":{"total":0.5}}"#;
+        let messages = [
+            format!(r#"{{"role":"assistant","content":[{{"type":"text","text":"a\"b"}},{{"type":"toolCall","id":"1","name":"bash","arguments":{{}}}},{{"type":"toolCall","name":"x"}}],"provider":"p","model":"m","usage":{usage}}}"#),
+            format!(r#"{{"role":"assistant","content":[],"provider":"p","model":"m","responseModel":"r","usage":{usage}}}"#),
+            r#"{"role":"assistant","content":[],"provider":"p","model":"m"}"#.to_string(),
+            r#"{"role":"assistant","content":[],"provider":"p","model":"m","usage":{"input":1,"cost":null}}"#.to_string(),
+            r#"{"role":"assistant","content":[],"provider":"p","model":"m","usage":{"input":1}}"#.to_string(),
+            r#"{"role":"assistant","content":[],"provider":"p","model":"m","usage":7}"#.to_string(),
+            r#"{"role":"assistant","content":[],"provider":"p","model":"m","usage":false}"#.to_string(),
+            r#"{"role":"assistant","content":[],"provider":"p","model":"m","usage":{"inp\u0075t":5,"cost":{"tot\u0061l":0.25}}}"#.to_string(),
+            r#"{"role":"assistant","content":[{"type":"tool\u0043all","name":"y"}],"provider":"p","model":"m","usage":{"cost":{"total":1}}}"#.to_string(),
+            r#"{"role":"assistant","content":[{"ty\u0070e":"toolCall"}],"provider":"p","model":"m","usage":{"cost":{"total":1}}}"#.to_string(),
+            r#"{"role":"assistant","content":"text","provider":5,"model":null,"responseModel":null,"usage":{"input":"12","output":true,"cost":{"total":"0.125"}}}"#.to_string(),
+            r#"{"role":"assistant","content":[{"type":"toolCall"}],"provider":{"a":1},"model":[1],"usage":{"input":1e999,"cost":{"total":2}}}"#.to_string(),
+            r#"{"role":"assistant","content":[],"usage":{"input":1,"cost":{"total":3}},"usage":{"input":2,"cost":{"total":4}}}"#.to_string(),
+        ];
+        let mut text = String::from(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+        );
+        text.push('\n');
+        let mut parent = "null".to_string();
+        for (k, m) in messages.iter().enumerate() {
+            text.push_str(&format!(
+                r#"{{"type":"message","id":"e{k}","parentId":{parent},"timestamp":"2026-01-01T00:00:0{}.000Z","message":{m}}}"#,
+                k % 10
+            ));
+            text.push('\n');
+            parent = format!("\"e{k}\"");
+        }
+        let session = Session::load(text.as_bytes()).unwrap();
+        let raw = totals_with(&session, true);
+        let full = totals_with(&session, false);
+        assert_eq!(format!("{:?}", raw.stats), format!("{:?}", full.stats));
+        assert_eq!(format!("{:?}", raw.breakdown), format!("{:?}", full.breakdown));
+        assert_eq!(format!("{:?}", raw.diagnostics), format!("{:?}", full.diagnostics));
+        // What they agree on is not nothing.
+        assert_eq!(full.stats.assistant_messages, 13);
+        assert_eq!(full.stats.tool_calls, 5);
+        assert_eq!(full.diagnostics.len(), 5, "{:?}", full.diagnostics);
+        assert!(full.breakdown.len() >= 3, "{:?}", full.breakdown);
     }
 }

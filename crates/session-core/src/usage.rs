@@ -207,7 +207,7 @@ impl UsageBuilder {
         let time = f("timestamp").time_value();
         let add = |source: Source, model: String, span: Span, out: &mut FileUsage| {
             let raw = &b[span.start as usize..span.end as usize];
-            let Some(amounts) = usage_amounts(raw, span.kind) else {
+            let Some(amounts) = crate::stats::usage_amounts(raw, span.kind) else {
                 out.diagnostics.push(Diagnostic {
                     line: line.number,
                     offset: line.offset,
@@ -252,7 +252,12 @@ impl UsageBuilder {
                 match role_name.as_str() {
                     "assistant" => {
                         if let Some(c) = sc.message_field(b, "content").filter(|s| s.kind == SpanKind::Array) {
-                            event.tool_calls = tool_call_names(&b[c.start as usize..c.end as usize]);
+                            let raw = &b[c.start as usize..c.end as usize];
+                            event.tool_calls = tool_call_names(raw).unwrap_or_else(|| {
+                                // A block with escaped keys: read from the full value.
+                                arena.reset();
+                                json::parse_value(raw, arena).map(|v| tool_call_names_of(&v)).unwrap_or_default()
+                            });
                         }
                         let model_field = match mf("responseModel") {
                             Field::Absent | Field::Null => mf("model"),
@@ -284,33 +289,6 @@ impl UsageBuilder {
     }
 }
 
-/// `addUsageToTotals` on a raw usage object, read with the scan: `None` where Pi throws (not an
-/// object, or `cost` missing or `null`).
-fn usage_amounts(raw: &[u8], kind: SpanKind) -> Option<UsageTotals> {
-    if kind != SpanKind::Object {
-        return None;
-    }
-    let sc = json::scan_line(raw).ok()?;
-    let f = |k: &str| Field::from_span(raw, sc.field(raw, k));
-    let cost = sc.field(raw, "cost")?;
-    let total = match cost.kind {
-        SpanKind::Null => return None,
-        SpanKind::Object => {
-            let c = &raw[cost.start as usize..cost.end as usize];
-            let csc = json::scan_line(c).ok()?;
-            Field::from_span(c, csc.field(c, "total")).to_number()
-        }
-        _ => f64::NAN,
-    };
-    Some(UsageTotals {
-        input: f("input").to_number(),
-        output: f("output").to_number(),
-        cache_read: f("cacheRead").to_number(),
-        cache_write: f("cacheWrite").to_number(),
-        cost: total,
-    })
-}
-
 fn mf_raw<'b>(b: &'b [u8], sc: &Scanned, key: &str) -> &'b [u8] {
     sc.message_field(b, key).map_or(&b[..0], |s| &b[s.start as usize..s.end as usize])
 }
@@ -325,38 +303,31 @@ fn template(f: &Field<'_>) -> String {
     crate::stats::template(f.to_value().as_ref())
 }
 
-/// Names of `toolCall` blocks in an assistant's content (raw, validated JSON array).
-fn tool_call_names(a: &[u8]) -> SmallVec<[String; 2]> {
-    use crate::json::raw::{block_fields, skip_value, ws};
+/// Names of `toolCall` blocks in an assistant's content (raw, validated JSON array); `None`
+/// when a block needs the full value.
+fn tool_call_names(a: &[u8]) -> Option<SmallVec<[String; 2]>> {
     let mut names = SmallVec::new();
-    // Tool calls are rare next to the bytes of text and thinking: look only if there is one.
-    if memchr::memmem::find(a, b"\"toolCall\"").is_none() {
-        return names;
-    }
-    let mut i = ws(a, 1);
-    while let Some(&c) = a.get(i) {
-        match c {
-            b']' => break,
-            b',' => i = ws(a, i + 1),
-            b'{' => {
-                let Some((end, ty, name)) = block_fields(a, i, b"name") else { return names };
-                i = ws(a, end);
-                if ty.is_some_and(|(s, e)| &a[s..e] == b"toolCall") {
-                    let name = match name {
-                        Some((s, e, b'"')) => {
-                            let raw = &a[s + 1..e - 1];
-                            let escaped = memchr::memchr(b'\\', raw).is_some();
-                            crate::field::decode_string(raw, escaped).to_str_lossy().into_owned()
-                        }
-                        _ => String::new(),
-                    };
-                    names.push(name);
-                }
+    crate::json::raw::tool_call_blocks(a, |name| {
+        names.push(match name {
+            Some((s, e, b'"')) => {
+                let raw = &a[s + 1..e - 1];
+                let escaped = memchr::memchr(b'\\', raw).is_some();
+                crate::field::decode_string(raw, escaped).to_str_lossy().into_owned()
             }
-            _ => i = ws(a, skip_value(a, i)),
-        }
-    }
-    names
+            _ => String::new(),
+        });
+    })?;
+    Some(names)
+}
+
+/// Names of `toolCall` blocks in a content value (empty when it is not an array).
+fn tool_call_names_of(content: &Value<'_>) -> SmallVec<[String; 2]> {
+    let Value::Array(blocks) = content else { return SmallVec::new() };
+    blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str).is_some_and(|t| t.as_bytes() == b"toolCall"))
+        .map(|b| b.get("name").and_then(Value::as_str).map(|n| n.to_str_lossy().into_owned()).unwrap_or_default())
+        .collect()
 }
 
 /// Lines whose keys hold escapes: the same reading from the full value, with the same events,
@@ -407,17 +378,8 @@ fn slow_line(v: &Value<'_>, line: u64, offset: u64, out: &mut FileUsage) {
         };
         match role.as_str() {
             "assistant" => {
-                if let Some(Value::Array(blocks)) = get("content") {
-                    event.tool_calls = blocks
-                        .iter()
-                        .filter(|b| b.get("type").and_then(Value::as_str).is_some_and(|t| t.as_bytes() == b"toolCall"))
-                        .map(|b| {
-                            b.get("name")
-                                .and_then(Value::as_str)
-                                .map(|n| n.to_str_lossy().into_owned())
-                                .unwrap_or_default()
-                        })
-                        .collect();
+                if let Some(content) = get("content") {
+                    event.tool_calls = tool_call_names_of(content);
                 }
                 let model = match get("responseModel") {
                     None | Some(Value::Null) => get("model"),

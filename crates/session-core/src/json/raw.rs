@@ -40,6 +40,32 @@ pub fn block_fields(
     }
 }
 
+/// Walks a content array (validated JSON text) and calls `f` with the raw span and first byte of
+/// the `name` of each block whose `type` is the string `toolCall`. `None` when a block's keys or
+/// `type` hold escapes (the caller then reads the full value). Arrays without the bytes
+/// `"toolCall"` and without `\u` escapes (the only way to spell it otherwise) are not walked.
+pub fn tool_call_blocks(a: &[u8], mut f: impl FnMut(Option<(usize, usize, u8)>)) -> Option<()> {
+    if memchr::memmem::find(a, b"\"toolCall\"").is_none() && memchr::memmem::find(a, b"\\u").is_none() {
+        return Some(());
+    }
+    let mut i = ws(a, 1);
+    while let Some(&c) = a.get(i) {
+        match c {
+            b']' => break,
+            b',' => i = ws(a, i + 1),
+            b'{' => {
+                let (end, ty, name) = block_fields(a, i, b"name")?;
+                i = ws(a, end);
+                if ty.is_some_and(|(s, e)| &a[s..e] == b"toolCall") {
+                    f(name);
+                }
+            }
+            _ => i = ws(a, skip_value(a, i)),
+        }
+    }
+    Some(())
+}
+
 /// Past any JSON whitespace at `i`.
 pub fn ws(a: &[u8], mut i: usize) -> usize {
     while matches!(a.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
