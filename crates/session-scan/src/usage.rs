@@ -216,8 +216,7 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
             acc
         })
         .collect();
-    let partial = runs.into_iter().fold(Partial::default(), Partial::merge);
-    let mut partial = partial;
+    let mut partial = runs.into_iter().fold(Partial::default(), Partial::merge);
     // Family members oldest first: the first copy of a usage is the one counted.
     let mut family = std::mem::take(&mut partial.family);
     family.sort_by(|a, b| a.1.created_ms.total_cmp(&b.1.created_ms).then_with(|| a.0.cmp(&b.0)));
