@@ -130,6 +130,23 @@ impl<'a> Field<'a> {
     }
 }
 
+/// Appends a raw string's text to `out`, decoded as [`decode_string`] decodes it.
+pub fn append_decoded(raw: &[u8], escaped: bool, out: &mut Vec<u8>) {
+    let valid = if raw.len() <= 64 {
+        raw.is_ascii() || std::str::from_utf8(raw).is_ok()
+    } else {
+        simdutf8::basic::from_utf8(raw).is_ok()
+    };
+    match (valid, escaped) {
+        (true, false) => out.extend_from_slice(raw),
+        (true, true) => json::unescape_into(raw, out),
+        (false, _) => {
+            let text = String::from_utf8_lossy(raw);
+            if escaped { json::unescape_into(text.as_bytes(), out) } else { out.extend_from_slice(text.as_bytes()) }
+        }
+    }
+}
+
 /// Decodes a string's raw text (between the quotes) into WTF-8, borrowing when it needs no work.
 pub fn decode_string(raw: &[u8], escaped: bool) -> JsStr<'_> {
     // Short ASCII strings (ids, types, timestamps) are most: a plain loop beats the SIMD check.

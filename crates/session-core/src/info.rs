@@ -83,6 +83,8 @@ pub struct InfoBuilder {
     last_activity: Option<f64>,
     first_message: Option<JsStr<'static>>,
     all_text: Vec<u8>,
+    /// The first user message's text when `all_text` is not kept.
+    scratch: Vec<u8>,
     pushed_any: bool,
     omitted: Option<Omitted>,
     arena: Bump,
@@ -99,6 +101,7 @@ impl InfoBuilder {
             last_activity: None,
             first_message: None,
             all_text: Vec::new(),
+            scratch: Vec::new(),
             pushed_any: false,
             omitted: None,
             arena: Bump::new(),
@@ -183,29 +186,48 @@ impl InfoBuilder {
         if !(self.texts || is_user && self.first_message.is_none()) {
             return Ok(());
         }
-        let fast = scanned.message_field(line, "content").and_then(|span| content_text(line, span));
-        let text = match fast {
-            Some(text) => text,
+        // The text is appended where it goes: after a space in `allMessagesText`, or in a scratch
+        // buffer when only the first user message is wanted.
+        let into_all = self.texts;
+        let target = if into_all { &mut self.all_text } else { &mut self.scratch };
+        if !into_all {
+            target.clear();
+        }
+        let mark = target.len();
+        if into_all && self.pushed_any {
+            target.push(b' ');
+        }
+        let start = target.len();
+        let fast = scanned.message_field(line, "content").and_then(|span| content_text(line, span, target));
+        let extracted = match fast {
+            Some(ok) => ok,
             None => {
+                target.truncate(start);
                 self.arena.reset();
                 let value = entry.value(&self.arena).map_err(|e| omitted(Some(&entry), e.reason))?;
-                value.get("message").and_then(|m| m.get("content")).and_then(extract_text)
+                match value.get("message").and_then(|m| m.get("content")).and_then(extract_text) {
+                    Some(text) => {
+                        target.extend_from_slice(&text);
+                        true
+                    }
+                    None => false,
+                }
             }
         };
-        let Some(text) = text else {
+        if !extracted {
             return Err(omitted(Some(&entry), "message content is neither text nor blocks"));
-        };
-        if text.is_empty() {
+        }
+        if target.len() == start {
+            // An empty text adds nothing, not even the space.
+            target.truncate(mark);
             return Ok(());
         }
-        if self.texts {
-            if self.pushed_any {
-                self.all_text.push(b' ');
-            }
+        if into_all {
             self.pushed_any = true;
-            self.all_text.extend_from_slice(&text);
         }
         if is_user && self.first_message.is_none() {
+            // From the scratch buffer the text is moved, not copied (a first message can be huge).
+            let text = if into_all { target[start..].to_vec() } else { std::mem::take(target) };
             self.first_message = Some(JsStr(std::borrow::Cow::Owned(text)));
         }
         Ok(())
@@ -244,28 +266,31 @@ impl InfoBuilder {
     }
 }
 
-/// `extractTextContent` straight from the raw text of a validated `content` value, without
-/// building it: `Some(Some(text))`, `Some(None)` where the reference throws, and `None` when an
-/// unusual shape (escaped keys, non-string texts) needs the full parse.
-fn content_text(line: &[u8], span: json::Span) -> Option<Option<Vec<u8>>> {
+/// `extractTextContent` straight from the raw text of a validated `content` value, appended to
+/// `out`, without building it: `Some(true)`, `Some(false)` where the reference throws, and `None`
+/// when an unusual shape (escaped keys, non-string texts) needs the full parse (`out` may then
+/// hold a part, for the caller to cut).
+fn content_text(line: &[u8], span: json::Span, out: &mut Vec<u8>) -> Option<bool> {
     let raw = &line[span.start as usize..span.end as usize];
     match span.kind {
-        SpanKind::Str { escaped } => Some(Some(crate::field::decode_string(raw, escaped).0.into_owned())),
-        SpanKind::Array => blocks_text(raw),
-        _ => Some(None),
+        SpanKind::Str { escaped } => {
+            crate::field::append_decoded(raw, escaped, out);
+            Some(true)
+        }
+        SpanKind::Array => blocks_text(raw, out),
+        _ => Some(false),
     }
 }
 
 /// The text blocks of a content array (raw, already validated JSON), joined with one space.
-fn blocks_text(a: &[u8]) -> Option<Option<Vec<u8>>> {
-    let mut out = Vec::new();
+fn blocks_text(a: &[u8], out: &mut Vec<u8>) -> Option<bool> {
     let mut first = true;
     let mut i = json::raw::ws(a, 1);
     while let Some(&c) = a.get(i) {
         match c {
             b']' => break,
             b',' => i = json::raw::ws(a, i + 1),
-            b'n' => return Some(None), // a `null` block: `block.type` throws
+            b'n' => return Some(false), // a `null` block: `block.type` throws
             b'{' => {
                 let (end, ty, text) = json::raw::block_fields(a, i, b"text")?;
                 i = json::raw::ws(a, end);
@@ -281,8 +306,7 @@ fn blocks_text(a: &[u8]) -> Option<Option<Vec<u8>>> {
                     None => {}
                     Some((s, e, b'"')) => {
                         let raw = &a[s + 1..e - 1];
-                        let escaped = memchr::memchr(b'\\', raw).is_some();
-                        out.extend_from_slice(crate::field::decode_string(raw, escaped).as_bytes());
+                        crate::field::append_decoded(raw, memchr::memchr(b'\\', raw).is_some(), out);
                     }
                     Some((_, _, b'n')) => {}
                     Some(_) => return None, // a number or object as text: let the full parse convert it
@@ -291,7 +315,7 @@ fn blocks_text(a: &[u8]) -> Option<Option<Vec<u8>>> {
             _ => i = json::raw::ws(a, json::raw::skip_value(a, i)),
         }
     }
-    Some(Some(out))
+    Some(true)
 }
 
 /// `new Date(t)` for a number: `NaN` outside ±8.64e15, else truncated.
