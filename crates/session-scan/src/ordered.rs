@@ -28,6 +28,9 @@ pub fn map_ordered<T: Sync, S: Default, R: Send>(
             let tx = tx.clone();
             let (next, stop, given, moved, work) = (&next, &stop, &given, &moved, &work);
             scope.spawn(move || {
+                // A worker that panics wakes the others, so that the run ends and the panic is
+                // raised when the scope joins instead of every thread waiting forever.
+                let _wake = WakeOnPanic { stop, given, moved };
                 let mut state = S::default();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -74,6 +77,23 @@ pub fn map_ordered<T: Sync, S: Default, R: Send>(
     })
 }
 
+/// On a panic, stops the run and wakes the workers waiting for the window.
+struct WakeOnPanic<'a> {
+    stop: &'a AtomicBool,
+    given: &'a Mutex<usize>,
+    moved: &'a Condvar,
+}
+
+impl Drop for WakeOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.stop.store(true, Ordering::Relaxed);
+            let _g = self.given.lock().unwrap_or_else(|e| e.into_inner());
+            self.moved.notify_all();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +126,35 @@ mod tests {
         assert!(complete);
         assert_eq!(got, items.iter().map(|x| x * 2).collect::<Vec<_>>());
         assert_eq!(ran.load(Ordering::Relaxed), 500);
+    }
+
+    /// A panicking item ends the run with that panic (it does not leave the others waiting).
+    #[test]
+    fn a_panicking_item_ends_the_run() {
+        let items: Vec<u64> = (0..1000).collect();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.install(|| {
+                    map_ordered(
+                        &items,
+                        4,
+                        |_: &mut (), &x| {
+                            if x == 5 {
+                                panic!("item 5");
+                            }
+                            std::thread::sleep(std::time::Duration::from_millis(1));
+                            x
+                        },
+                        |_| true,
+                    )
+                })
+            }));
+            let _ = done.send(result.is_err());
+        });
+        let panicked = finished.recv_timeout(std::time::Duration::from_secs(20)).expect("the run ended");
+        assert!(panicked);
     }
 
     #[test]
