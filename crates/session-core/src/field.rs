@@ -130,13 +130,23 @@ impl<'a> Field<'a> {
     }
 }
 
-/// Appends a raw string's text to `out`, decoded as [`decode_string`] decodes it.
-pub fn append_decoded(raw: &[u8], escaped: bool, out: &mut Vec<u8>) {
-    let valid = if raw.len() <= 64 {
+/// Whether a string's raw text is UTF-8. Short ASCII strings (ids, types, timestamps) are most:
+/// a plain loop beats the SIMD check on them.
+fn is_utf8(raw: &[u8]) -> bool {
+    if raw.len() <= 64 {
         raw.is_ascii() || std::str::from_utf8(raw).is_ok()
     } else {
         simdutf8::basic::from_utf8(raw).is_ok()
-    };
+    }
+}
+
+/// Appends a raw string's text to `out`, decoded as [`decode_string`] decodes it.
+pub fn append_decoded(raw: &[u8], escaped: bool, out: &mut Vec<u8>) {
+    append_checked(raw, escaped, is_utf8(raw), out);
+}
+
+/// [`append_decoded`] once UTF-8 validity is known: invalid bytes become U+FFFD, as Node decodes.
+fn append_checked(raw: &[u8], escaped: bool, valid: bool, out: &mut Vec<u8>) {
     match (valid, escaped) {
         (true, false) => out.extend_from_slice(raw),
         (true, true) => json::unescape_into(raw, out),
@@ -149,23 +159,11 @@ pub fn append_decoded(raw: &[u8], escaped: bool, out: &mut Vec<u8>) {
 
 /// Decodes a string's raw text (between the quotes) into WTF-8, borrowing when it needs no work.
 pub fn decode_string(raw: &[u8], escaped: bool) -> JsStr<'_> {
-    // Short ASCII strings (ids, types, timestamps) are most: a plain loop beats the SIMD check.
-    let valid = if raw.len() <= 64 {
-        raw.is_ascii() || std::str::from_utf8(raw).is_ok()
-    } else {
-        simdutf8::basic::from_utf8(raw).is_ok()
-    };
+    let valid = is_utf8(raw);
     if !escaped && valid {
         return JsStr::borrowed(raw);
     }
-    // Valid UTF-8 (nearly always) is not checked a second time by the lossy conversion.
-    let text: Cow<'_, [u8]> =
-        if valid { Cow::Borrowed(raw) } else { Cow::Owned(String::from_utf8_lossy(raw).into_owned().into_bytes()) };
     let mut out = Vec::with_capacity(raw.len());
-    if escaped {
-        json::unescape_into(&text, &mut out);
-    } else {
-        out.extend_from_slice(&text);
-    }
+    append_checked(raw, escaped, valid, &mut out);
     JsStr(Cow::Owned(out))
 }

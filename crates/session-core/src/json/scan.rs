@@ -597,6 +597,16 @@ mod tests {
         }
     }
 
+    /// A small deterministic generator for drawn inputs.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
     /// `string` as the grammar states it, one byte at a time.
     fn string_bytewise(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
         let (mut i, mut escaped) = (open + 1, false);
@@ -651,13 +661,7 @@ mod tests {
             b"\x1f",
             b"\xc3\xa9",
         ];
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
         let (mut ok, mut errors) = (0, 0);
         for round in 0..300_000 {
             let mut b = vec![b'"'];
@@ -672,7 +676,7 @@ mod tests {
                 }
                 b.extend_from_slice(piece);
             }
-            if next() % 8 != 0 {
+            if !next().is_multiple_of(8) {
                 b.push(b'"');
             }
             b.extend_from_slice(b",\"next\\n\"");
@@ -714,13 +718,7 @@ mod tests {
     fn number_scan_agrees_with_the_grammar_byte_by_byte() {
         const PIECES: &[&[u8]] =
             &[b"-", b"0", b"7", b"1234567", b"99999999", b".", b"e", b"E", b"+", b"/", b":", b"\x80", b","];
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
         let mut ok = 0;
         for _ in 0..200_000 {
             let mut b = Vec::new();
