@@ -136,8 +136,8 @@ impl UsageBuilder {
         self.line_scanned(line, None)
     }
 
-    /// [`UsageBuilder::line`] with the line's scan already made (lines scanned in parallel);
-    /// `None` scans it here.
+    /// [`UsageBuilder::line`] with the line's scan already made (lines scanned in parallel, with
+    /// [`json::scan_line_with_tool_calls`]); `None` scans it here.
     pub fn line_scanned(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan) -> bool {
         if self.error.is_some() {
             return false;
@@ -166,7 +166,7 @@ impl UsageBuilder {
         if is_blank(line.bytes) {
             return Ok(());
         }
-        let Ok(sc) = scanned.unwrap_or_else(|| json::scan_line(line.bytes)) else { return Ok(()) };
+        let Ok(sc) = scanned.unwrap_or_else(|| json::scan_line_with_tool_calls(line.bytes)) else { return Ok(()) };
         if top_is_falsy(line.bytes, &sc) {
             return Ok(());
         }
@@ -252,12 +252,14 @@ impl UsageBuilder {
                 match role_name.as_str() {
                     "assistant" => {
                         if let Some(c) = sc.message_field(b, "content").filter(|s| s.kind == SpanKind::Array) {
-                            let raw = &b[c.start as usize..c.end as usize];
-                            event.tool_calls = tool_call_names(raw).unwrap_or_else(|| {
-                                // A block with escaped keys: read from the full value.
+                            event.tool_calls = if sc.escaped_blocks {
+                                // A block with escaped keys or type: read from the full value.
                                 arena.reset();
+                                let raw = &b[c.start as usize..c.end as usize];
                                 json::parse_value(raw, arena).map(|v| tool_call_names_of(&v)).unwrap_or_default()
-                            });
+                            } else {
+                                sc.tool_calls.iter().map(|name| string_or_empty(b, *name)).collect()
+                            };
                         }
                         let model_field = match mf("responseModel") {
                             Field::Absent | Field::Null => mf("model"),
@@ -303,21 +305,14 @@ fn template(f: &Field<'_>) -> String {
     crate::stats::template(f.to_value().as_ref())
 }
 
-/// Names of `toolCall` blocks in an assistant's content (raw, validated JSON array); `None`
-/// when a block needs the full value.
-fn tool_call_names(a: &[u8]) -> Option<SmallVec<[String; 2]>> {
-    let mut names = SmallVec::new();
-    crate::json::raw::tool_call_blocks(a, |name| {
-        names.push(match name {
-            Some((s, e, b'"')) => {
-                let raw = &a[s + 1..e - 1];
-                let escaped = memchr::memchr(b'\\', raw).is_some();
-                crate::field::decode_string(raw, escaped).to_str_lossy().into_owned()
-            }
-            _ => String::new(),
-        });
-    })?;
-    Some(names)
+/// A recorded value's text when it is a string, else `""` (a tool call's name as Pi keys it).
+fn string_or_empty(b: &[u8], span: Option<Span>) -> String {
+    match span {
+        Some(Span { start, end, kind: SpanKind::Str { escaped } }) => {
+            crate::field::decode_string(&b[start as usize..end as usize], escaped).to_str_lossy().into_owned()
+        }
+        _ => String::new(),
+    }
 }
 
 /// Names of `toolCall` blocks in a content value (empty when it is not an array).

@@ -177,6 +177,7 @@ fn read_one(c: &Candidate, texts: bool, hide_internal: bool, buf: &mut Vec<u8>) 
         &c.path,
         session_core::lines::LineRule::Readline,
         buf,
+        session_core::json::scan_line,
         || Taker::new(texts, hide_internal),
         |taker, line, scanned| taker.take(line, scanned),
     );

@@ -308,6 +308,9 @@ pub const PARALLEL_LINES_MAX: u64 = 1 << 30;
 const GROUP_LINES: usize = 512;
 const GROUP_BYTES: usize = 4 << 20;
 
+/// How lines scanned ahead are scanned: [`session_core::json::scan_line`] or a variant of it.
+pub type LineScanner = fn(&[u8]) -> Result<session_core::json::Scanned, session_core::json::ScanError>;
+
 /// What [`for_each_scanned_line`] did.
 enum ScannedPass {
     /// Every line was handed over (or `step` stopped): the file's size and mtime (ms).
@@ -322,6 +325,7 @@ enum ScannedPass {
 fn for_each_scanned_line(
     path: &Path,
     rule: session_core::lines::LineRule,
+    scan: LineScanner,
     mut step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan) -> bool,
 ) -> std::io::Result<ScannedPass> {
     use rayon::prelude::*;
@@ -344,11 +348,8 @@ fn for_each_scanned_line(
             bytes += line.bytes.len();
             group.push(line);
         }
-        let scans: Vec<session_core::json::LineScan> = group
-            .par_iter()
-            .with_min_len(16)
-            .map(|l| (!is_blank(l.bytes)).then(|| session_core::json::scan_line(l.bytes)))
-            .collect();
+        let scans: Vec<session_core::json::LineScan> =
+            group.par_iter().with_min_len(16).map(|l| (!is_blank(l.bytes)).then(|| scan(l.bytes))).collect();
         for (line, scanned) in group.iter().zip(scans) {
             if !step(*line, scanned) {
                 break 'groups;
@@ -370,16 +371,17 @@ fn for_each_scanned_line(
 /// One pass over a file's lines with a state made by `init` and fed by `step` (false to stop):
 /// [`for_each_scanned_line`] when the file is large enough, else (or when the mapped file shrank)
 /// the stream through `buf` from a fresh state. Returns the state, the file's size and its mtime
-/// (ms).
+/// (ms). Lines scanned ahead are scanned with `scan`; streamed ones are handed over unscanned.
 pub fn fold_lines<S>(
     path: &Path,
     rule: session_core::lines::LineRule,
     buf: &mut Vec<u8>,
+    scan: LineScanner,
     init: impl Fn() -> S,
     mut step: impl FnMut(&mut S, session_core::lines::Line<'_>, session_core::json::LineScan) -> bool,
 ) -> std::io::Result<(S, u64, f64)> {
     let mut state = init();
-    match for_each_scanned_line(path, rule, |line, scanned| step(&mut state, line, scanned))? {
+    match for_each_scanned_line(path, rule, scan, |line, scanned| step(&mut state, line, scanned))? {
         ScannedPass::Done(size, mtime) => Ok((state, size, mtime)),
         ScannedPass::Stream(opened) => {
             let mut state = init();

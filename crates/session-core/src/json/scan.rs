@@ -60,6 +60,13 @@ pub struct Scanned {
     /// A number is beyond the double range (JavaScript reads it as infinity, which
     /// `JSON.stringify` prints as `null`): the raw text is not what Pi would print.
     pub overflow: bool,
+    /// The objects of the last `message.content` (when it is an array) whose `type` is the
+    /// string `toolCall`, in order: the span of each one's `name`, `None` when it has none.
+    /// Recorded by [`scan_line_with_tool_calls`] only.
+    pub tool_calls: SmallVec<[Option<Span>; 2]>,
+    /// A key of a content block, or a block's `type`, holds an escape: `tool_calls` may miss
+    /// blocks, and the content must be read some other way.
+    pub escaped_blocks: bool,
 }
 
 impl Scanned {
@@ -101,8 +108,19 @@ enum Frame {
 pub type LineScan = Option<Result<Scanned, ScanError>>;
 
 /// Scans one line. Whitespace is JSON's (space, tab, CR, LF); anything else outside the value
-/// is an error, as it is for `JSON.parse`.
+/// is an error, as it is for `JSON.parse`. `tool_calls` is left empty: see
+/// [`scan_line_with_tool_calls`].
 pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
+    scan::<false>(b)
+}
+
+/// [`scan_line`] that also records the tool calls of the message's content
+/// ([`Scanned::tool_calls`]), at a small cost to every line.
+pub fn scan_line_with_tool_calls(b: &[u8]) -> Result<Scanned, ScanError> {
+    scan::<true>(b)
+}
+
+fn scan<const TOOL_CALLS: bool>(b: &[u8]) -> Result<Scanned, ScanError> {
     if b.len() >= u32::MAX as usize {
         return Err(ScanError { offset: 0, reason: "line of 4 GiB or more" });
     }
@@ -128,7 +146,7 @@ pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
                     i += 1;
                     SpanKind::Object
                 } else {
-                    i = key(b, i, &mut st, stack.len())?;
+                    i = key::<TOOL_CALLS>(b, i, &mut st, stack.len())?;
                     continue 'value;
                 }
             }
@@ -177,7 +195,7 @@ pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
         // After a value: record it, then close containers or move to the next element.
         loop {
             if let Some(kind) = finished.take() {
-                st.record(stack.len(), i, kind);
+                st.record::<TOOL_CALLS>(b, stack.len(), i, kind);
             }
             i = skip_ws(b, i);
             let Some(frame) = stack.last() else {
@@ -189,7 +207,7 @@ pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
             match (frame, b.get(i)) {
                 (Frame::Object, Some(b',')) => {
                     i = skip_ws(b, i + 1);
-                    i = key(b, i, &mut st, stack.len())?;
+                    i = key::<TOOL_CALLS>(b, i, &mut st, stack.len())?;
                     continue 'value;
                 }
                 (Frame::Array, Some(b',')) => {
@@ -255,12 +273,28 @@ struct State {
     in_content: bool,
     top_start: usize,
     msg_start: usize,
+    /// Which key of a content block is being scanned.
+    block_key: BlockKey,
+    /// The content block being scanned has the `type` `toolCall` (so far).
+    block_is_call: bool,
+    /// The `name` of the content block being scanned.
+    block_name: Option<Span>,
+    block_value_start: usize,
+}
+
+/// The keys of a content block that the scan records.
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum BlockKey {
+    #[default]
+    Other,
+    Type,
+    Name,
 }
 
 impl State {
     /// Records a value that ended at `end`, now that the stack has `depth` open containers.
     #[inline]
-    fn record(&mut self, depth: usize, end: usize, kind: SpanKind) {
+    fn record<const TOOL_CALLS: bool>(&mut self, b: &[u8], depth: usize, end: usize, kind: SpanKind) {
         match depth {
             0 if kind != SpanKind::Object => self.out.top = Some(kind),
             1 => {
@@ -275,22 +309,52 @@ impl State {
                 }
                 self.in_content = false;
             }
+            3 | 4 if TOOL_CALLS && self.in_content => self.record_in_content(b, depth, end, kind),
             3 if self.in_content && kind == SpanKind::Null => self.out.null_in_content = true,
             _ => {}
+        }
+    }
+    /// [`State::record`] inside the top-level message's `content`: its items and their fields.
+    #[inline(never)]
+    fn record_in_content(&mut self, b: &[u8], depth: usize, end: usize, kind: SpanKind) {
+        if depth == 3 {
+            // An item of the content ended.
+            self.out.null_in_content |= kind == SpanKind::Null;
+            if kind == SpanKind::Object && self.block_is_call {
+                self.out.tool_calls.push(self.block_name);
+            }
+            self.block_is_call = false;
+            self.block_name = None;
+            return;
+        }
+        match std::mem::take(&mut self.block_key) {
+            BlockKey::Other => {}
+            BlockKey::Type => {
+                self.block_is_call =
+                    kind == SpanKind::Str { escaped: false } && &b[self.block_value_start..end] == b"\"toolCall\"";
+                self.out.escaped_blocks |= kind == SpanKind::Str { escaped: true };
+            }
+            BlockKey::Name => self.block_name = Some(value_span(self.block_value_start, end, kind)),
         }
     }
 }
 
 fn push(fields: &mut SmallVec<[Field; 12]>, key: (u32, u32), start: usize, end: usize, kind: SpanKind) {
+    fields.push(Field { key, value: value_span(start, end, kind) });
+}
+
+/// The span of a value found at `start..end` (strings without their quotes).
+#[inline(always)]
+fn value_span(start: usize, end: usize, kind: SpanKind) -> Span {
     let (start, end) = match kind {
         SpanKind::Str { .. } => (start + 1, end - 1),
         _ => (start, end),
     };
-    fields.push(Field { key, value: Span { start: start as u32, end: end as u32, kind } });
+    Span { start: start as u32, end: end as u32, kind }
 }
 
 /// Reads a key and its colon; returns the position of the value.
-fn key(b: &[u8], i: usize, st: &mut State, depth: usize) -> Result<usize, ScanError> {
+fn key<const TOOL_CALLS: bool>(b: &[u8], i: usize, st: &mut State, depth: usize) -> Result<usize, ScanError> {
     if b.get(i) != Some(&b'"') {
         return Err(ScanError { offset: i, reason: "expected a key" });
     }
@@ -302,12 +366,16 @@ fn key(b: &[u8], i: usize, st: &mut State, depth: usize) -> Result<usize, ScanEr
         if &b[i + 1..end - 1] == b"message" {
             st.out.message_fields.clear();
             st.out.null_in_content = false;
+            st.out.tool_calls.clear();
         }
     } else if depth == 2 && st.in_message {
         st.pending_msg = Some(span);
         st.in_content = &b[i + 1..end - 1] == b"content";
         if st.in_content {
             st.out.null_in_content = false;
+            st.out.tool_calls.clear();
+            st.block_is_call = false;
+            st.block_name = None;
         }
         st.out.escaped_keys |= escaped;
     }
@@ -315,7 +383,17 @@ fn key(b: &[u8], i: usize, st: &mut State, depth: usize) -> Result<usize, ScanEr
     if b.get(j) != Some(&b':') {
         return Err(ScanError { offset: j, reason: "expected ':'" });
     }
-    Ok(skip_ws(b, j + 1))
+    let value = skip_ws(b, j + 1);
+    if TOOL_CALLS && depth == 4 && st.in_content {
+        st.block_key = match &b[i + 1..end - 1] {
+            b"type" => BlockKey::Type,
+            b"name" => BlockKey::Name,
+            _ => BlockKey::Other,
+        };
+        st.block_value_start = value;
+        st.out.escaped_blocks |= escaped;
+    }
+    Ok(value)
 }
 
 #[inline]
@@ -746,5 +824,65 @@ mod tests {
         // A deep line scans without recursion.
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
         assert!(scan_line(deep.as_bytes()).is_ok());
+    }
+
+    /// The tool calls the scan records agree with a walk of the raw content (`raw::tool_call_blocks`)
+    /// on every shape a block can take, and the scan flags the lines the walk refuses.
+    #[test]
+    fn records_the_tool_calls_of_the_content() {
+        let call = |name: &str| {
+            format!(r#"{{"type":"toolCall","id":"c","name":{name},"arguments":{{"type":"toolCall","name":"inner"}}}}"#)
+        };
+        let contents = [
+            format!("[{},{}]", call(r#""bash""#), call(r#""read""#)),
+            format!(r#"[{{"type":"text","text":"x"}},{},{{"type":"thinking","thinking":"t"}}]"#, call(r#""a\"b""#)),
+            format!("[{},null,1,[{}]]", call("7"), call(r#""nested""#)),
+            format!(r#"[{},{{"name":"untyped"}},{{}}]"#, call(r#""x""#)),
+            r#"[{"type":"toolCall","type":"text","name":"x"},{"type":"text","type":"toolCall"}]"#.to_string(),
+            r#"[{"name":"x","type":"toolCall","name":"y"},{"type":["toolCall"],"name":"z"}]"#.to_string(),
+            r#"[{"type":"toolCall","name":"x","type":null}, {"type": "toolCall" , "name" : "spaced" }]"#.to_string(),
+            "[]".to_string(),
+        ];
+        for content in &contents {
+            let line =
+                format!(r#"{{"type":"message","message":{{"role":"assistant","content":{content},"usage":1}}}}"#);
+            let b = line.as_bytes();
+            let sc = scan_line_with_tool_calls(b).unwrap();
+            assert!(!sc.escaped_blocks, "{line}");
+            let c = sc.message_field(b, "content").unwrap();
+            let raw = &b[c.start as usize..c.end as usize];
+            let mut walked = Vec::new();
+            crate::json::raw::tool_call_blocks(raw, |name| {
+                walked.push(name.map(|(s, e, first)| (&raw[s..e], first == b'"')));
+            })
+            .unwrap();
+            let scanned: Vec<_> = sc
+                .tool_calls
+                .iter()
+                .map(|n| {
+                    n.map(|n| match n.kind {
+                        SpanKind::Str { .. } => (&b[n.start as usize - 1..n.end as usize + 1], true),
+                        _ => (&b[n.start as usize..n.end as usize], false),
+                    })
+                })
+                .collect();
+            assert_eq!(scanned, walked, "{line}");
+        }
+        // What the list above holds, so that the comparison is not between two empty readings.
+        let sc =
+            scan_line_with_tool_calls(format!(r#"{{"message":{{"content":{}}}}}"#, contents[0]).as_bytes()).unwrap();
+        assert_eq!(sc.tool_calls.len(), 2);
+        // A later `content` or `message` replaces the earlier one's calls.
+        for line in [
+            format!(r#"{{"message":{{"content":[{}],"content":"s"}}}}"#, call(r#""x""#)),
+            format!(r#"{{"message":{{"content":[{}]}},"message":{{}}}}"#, call(r#""x""#)),
+        ] {
+            assert!(scan_line_with_tool_calls(line.as_bytes()).unwrap().tool_calls.is_empty(), "{line}");
+        }
+        // Escaped keys or types inside blocks are flagged (their reader takes the full value).
+        for content in [r#"[{"typ\u0065":"toolCall","name":"x"}]"#, r#"[{"type":"tool\u0043all","name":"x"}]"#] {
+            let line = format!(r#"{{"message":{{"content":{content}}}}}"#);
+            assert!(scan_line_with_tool_calls(line.as_bytes()).unwrap().escaped_blocks, "{line}");
+        }
     }
 }
