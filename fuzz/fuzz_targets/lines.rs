@@ -1,7 +1,9 @@
-//! Fuzz target: line splitting under both rules agrees with a naive split.
+//! Fuzz target: line splitting under both rules agrees with a naive split, and lines split and
+//! scanned in one pass are the split lines with their scans.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use session_core::lines::{LineRule, Lines};
+use session_core::json::{ScanOptions, scan_line_with};
+use session_core::lines::{LineRule, Lines, ScannedLines, is_blank};
 
 fuzz_target!(|data: &[u8]| {
     let lines: Vec<_> = Lines::new(data, LineRule::Newline).collect();
@@ -22,4 +24,17 @@ fuzz_target!(|data: &[u8]| {
         assert!(!l.bytes.contains(&b'\n') && !l.bytes.contains(&b'\r'));
     }
     assert_eq!(session_core::lines::count_lines(data), lines.len());
+    for rule in [LineRule::Newline, LineRule::Readline] {
+        for tool_calls in [false, true] {
+            let options = ScanOptions { tool_calls };
+            let mut fused = ScannedLines::new(data, rule, options);
+            for split in Lines::new(data, rule) {
+                let (line, scanned) = fused.next().expect("as many lines");
+                assert_eq!(line, split);
+                let alone = (!is_blank(split.bytes)).then(|| scan_line_with(split.bytes, options));
+                assert_eq!(format!("{:?}", scanned.map(|s| s.cloned())), format!("{alone:?}"));
+            }
+            assert!(fused.next().is_none());
+        }
+    }
 });

@@ -115,7 +115,7 @@ impl InfoBuilder {
 
     /// [`InfoBuilder::line`] with the line's scan already made (lines scanned in parallel);
     /// `None` scans it here.
-    pub fn line_scanned(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan) -> bool {
+    pub fn line_scanned(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan<'_>) -> bool {
         match self.take(line, scanned) {
             Ok(()) => true,
             Err(o) => {
@@ -125,15 +125,23 @@ impl InfoBuilder {
         }
     }
 
-    fn take(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan) -> Result<(), Omitted> {
+    fn take(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan<'_>) -> Result<(), Omitted> {
         if self.omitted.is_some() || is_blank(line.bytes) {
             return Ok(());
         }
-        let Ok(scanned) = scanned.unwrap_or_else(|| json::scan_line(line.bytes)) else { return Ok(()) };
-        if top_is_falsy(line.bytes, &scanned) {
+        let own;
+        let scanned = match scanned {
+            Some(scanned) => scanned,
+            None => {
+                own = json::scan_line(line.bytes);
+                own.as_ref().map_err(|e| *e)
+            }
+        };
+        let Ok(scanned) = scanned else { return Ok(()) };
+        if top_is_falsy(line.bytes, scanned) {
             return Ok(());
         }
-        let entry = Entry::from_scan(line, &scanned);
+        let entry = Entry::from_scan(line, scanned);
         if self.header.is_none() {
             if !entry.is_type("session") {
                 return Err(omitted(Some(&entry), "the first parsed record is not a session header"));

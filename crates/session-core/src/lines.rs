@@ -73,6 +73,51 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
+/// [`Lines`] with each line's scan, found in the same pass ([`crate::json::scan_line_at`]): a
+/// line's terminator is searched for only when the line is not JSON. Blank lines come with no
+/// scan. Each scan is made into one reused result and lent until the next line.
+#[derive(Debug, Clone)]
+pub struct ScannedLines<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    number: u64,
+    rule: LineRule,
+    options: crate::json::ScanOptions,
+    scanned: crate::json::Scanned,
+}
+
+impl<'a> ScannedLines<'a> {
+    /// Splits and scans `bytes` under `rule`.
+    pub fn new(bytes: &'a [u8], rule: LineRule, options: crate::json::ScanOptions) -> Self {
+        ScannedLines { bytes, pos: 0, number: 0, rule, options, scanned: crate::json::Scanned::default() }
+    }
+
+    /// The next line and its scan.
+    #[inline]
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Option<(Line<'a>, crate::json::LineScan<'_>)> {
+        let rest = self.bytes.get(self.pos..)?;
+        if rest.is_empty() {
+            return None;
+        }
+        let start = self.pos;
+        self.number += 1;
+        let (len, outcome) = crate::json::scan_line_at(rest, self.rule, self.options, &mut self.scanned);
+        let terminator = match rest.get(len) {
+            None => 0,
+            Some(b'\r') if self.rule == LineRule::Readline && rest.get(len + 1) == Some(&b'\n') => 2,
+            Some(_) => 1,
+        };
+        self.pos = start + len + terminator;
+        let line = Line { bytes: &rest[..len], offset: start as u64, number: self.number, terminated: terminator != 0 };
+        let scanned = match outcome {
+            Err(_) if is_blank(line.bytes) => None,
+            outcome => Some(outcome.map(|()| &self.scanned)),
+        };
+        Some((line, scanned))
+    }
+}
+
 /// Counts line starts with `memchr`: the floor every whole-file pass is measured against.
 pub fn count_lines(bytes: &[u8]) -> usize {
     let newlines = memchr::memchr_iter(b'\n', bytes).count();
@@ -135,5 +180,79 @@ mod tests {
         assert!(is_blank("\u{a0}\u{2028}\u{feff}".as_bytes()));
         assert!(!is_blank(b" x "));
         assert!(!is_blank(b"\x00"));
+    }
+
+    /// Lines split and scanned in one pass are the lines `Lines` splits, with the scans
+    /// `scan_line_with` gives them (blank lines without one), under both rules and both scan
+    /// options, on drawn text mixing JSON pieces, terminators and damage.
+    #[test]
+    fn scanned_lines_are_split_lines_scanned() {
+        use crate::json::{ScanOptions, scan_line_with};
+        const PIECES: [&[u8]; 26] = [
+            br#"{"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","name":"x"}]}}"#,
+            br#"{"a":[1,2.5e3,true,null],"b":"s\"q"}"#,
+            b"{}",
+            b"[]",
+            b"\n",
+            b"\r",
+            b"\r\n",
+            b" ",
+            b"\t",
+            b"\x0c",
+            b"\"",
+            b"\\",
+            b"{",
+            b"}",
+            b"\"k\":",
+            b"\"long string of more than sixty-four bytes so that the block scan reads it whole..\"",
+            b"\"with\\nescape and a \\u00e9 in a string that is long enough for the blocks, too\"",
+            b"-0.5",
+            b"12",
+            b"tru",
+            b"true",
+            b",",
+            b"\xc3\xa9",
+            b"\"\n\"",
+            b"\"\\\r\"",
+            b"null",
+        ];
+        let mut next = crate::json::scan::tests::xorshift(0x0bad_5eed_1234_5678);
+        let mut lines_seen = 0;
+        let mut valid = 0;
+        for _ in 0..20_000 {
+            let mut text = Vec::new();
+            for _ in 0..(1 + next() % 12) {
+                text.extend_from_slice(PIECES[(next() % PIECES.len() as u64) as usize]);
+            }
+            for rule in [LineRule::Newline, LineRule::Readline] {
+                for tool_calls in [false, true] {
+                    let options = ScanOptions { tool_calls };
+                    let mut lines = ScannedLines::new(&text, rule, options);
+                    let mut fused = Vec::new();
+                    while let Some((line, scanned)) = lines.next() {
+                        fused.push((line, scanned.map(|s| s.cloned())));
+                    }
+                    let split: Vec<_> = Lines::new(&text, rule)
+                        .map(|l| (l, (!is_blank(l.bytes)).then(|| scan_line_with(l.bytes, options))))
+                        .collect();
+                    let show = String::from_utf8_lossy(&text);
+                    assert_eq!(fused.len(), split.len(), "{show:?} {rule:?}");
+                    for ((fl, fs), (sl, ss)) in fused.iter().zip(&split) {
+                        assert_eq!(fl, sl, "{show:?} {rule:?}");
+                        match (fs, ss) {
+                            (None, None) => {}
+                            (Some(Ok(a)), Some(Ok(b))) => {
+                                assert_eq!(format!("{a:?}"), format!("{b:?}"), "{show:?} {rule:?}");
+                                valid += 1;
+                            }
+                            (Some(Err(a)), Some(Err(b))) => assert_eq!(a, b, "{show:?} {rule:?}"),
+                            _ => panic!("{show:?} {rule:?}: {fs:?} against {ss:?}"),
+                        }
+                    }
+                    lines_seen += split.len();
+                }
+            }
+        }
+        assert!(lines_seen > 100_000 && valid > 10_000, "too few lines drawn: {lines_seen}, {valid} valid");
     }
 }

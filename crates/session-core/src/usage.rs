@@ -138,7 +138,7 @@ impl UsageBuilder {
 
     /// [`UsageBuilder::line`] with the line's scan already made (lines scanned in parallel, with
     /// [`json::scan_line_with_tool_calls`]); `None` scans it here.
-    pub fn line_scanned(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan) -> bool {
+    pub fn line_scanned(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan<'_>) -> bool {
         if self.error.is_some() {
             return false;
         }
@@ -160,14 +160,22 @@ impl UsageBuilder {
         Ok(self.out)
     }
 
-    fn take(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan) -> Result<(), LoadError> {
+    fn take(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan<'_>) -> Result<(), LoadError> {
         let out = &mut self.out;
         let arena = &mut self.arena;
         if is_blank(line.bytes) {
             return Ok(());
         }
-        let Ok(sc) = scanned.unwrap_or_else(|| json::scan_line_with_tool_calls(line.bytes)) else { return Ok(()) };
-        if top_is_falsy(line.bytes, &sc) {
+        let own;
+        let scanned = match scanned {
+            Some(scanned) => scanned,
+            None => {
+                own = json::scan_line_with_tool_calls(line.bytes);
+                own.as_ref().map_err(|e| *e)
+            }
+        };
+        let Ok(sc) = scanned else { return Ok(()) };
+        if top_is_falsy(line.bytes, sc) {
             return Ok(());
         }
         let b = line.bytes;
@@ -247,7 +255,7 @@ impl UsageBuilder {
                     role: role_name.clone(),
                     tool_calls: SmallVec::new(),
                     tool_error: false,
-                    identity: identity(&[ts_raw, b"message", role_name.as_bytes(), mf_raw(b, &sc, "timestamp")]),
+                    identity: identity(&[ts_raw, b"message", role_name.as_bytes(), mf_raw(b, sc, "timestamp")]),
                 };
                 match role_name.as_str() {
                     "assistant" => {

@@ -149,7 +149,7 @@ impl Taker {
     }
 
     /// Takes the next line (scanned here when `scanned` is `None`); false to stop.
-    fn take(&mut self, line: session_core::lines::Line<'_>, scanned: session_core::json::LineScan) -> bool {
+    fn take(&mut self, line: session_core::lines::Line<'_>, scanned: session_core::json::LineScan<'_>) -> bool {
         if self.hide_internal && self.first && !session_core::lines::is_blank(line.bytes) {
             self.first = false;
             if is_internal_workflow(line.bytes) {
@@ -177,7 +177,7 @@ fn read_one(c: &Candidate, texts: bool, hide_internal: bool, buf: &mut Vec<u8>) 
         &c.path,
         session_core::lines::LineRule::Readline,
         buf,
-        session_core::json::scan_line,
+        session_core::json::ScanOptions::default(),
         || Taker::new(texts, hide_internal),
         |taker, line, scanned| taker.take(line, scanned),
     );

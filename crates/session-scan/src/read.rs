@@ -1,5 +1,6 @@
 //! Getting a file's bytes: buffered reads for small files, a memory map for large ones.
 
+use session_core::json::ScanOptions;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
@@ -181,33 +182,37 @@ pub fn for_each_line_chunked(
     rule: session_core::lines::LineRule,
     buf: &mut Vec<u8>,
     chunk: u64,
-    f: impl FnMut(session_core::lines::Line<'_>) -> bool,
+    mut f: impl FnMut(session_core::lines::Line<'_>) -> bool,
 ) -> std::io::Result<(u64, f64)> {
     let opened = open_regular(path)?;
-    stream_opened(opened, rule, buf, chunk, f)
+    stream_opened(opened, rule, buf, chunk, None, |line, _| f(line))
 }
 
 /// An open file and its metadata ([`open_regular`]).
 type Opened = (File, std::fs::Metadata);
 
-/// [`for_each_line`] on a file already opened.
-fn for_each_line_opened(
+/// [`for_each_line`] on a file already opened, each line with its scan (made in the same pass
+/// as the split, [`session_core::lines::ScannedLines`]).
+fn for_each_scanned_line_opened(
     opened: Opened,
     rule: session_core::lines::LineRule,
     buf: &mut Vec<u8>,
-    f: impl FnMut(session_core::lines::Line<'_>) -> bool,
+    options: ScanOptions,
+    f: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<(u64, f64)> {
-    stream_opened(opened, rule, buf, STREAM_CHUNK, f)
+    stream_opened(opened, rule, buf, STREAM_CHUNK, Some(options), f)
 }
 
+/// Streams lines to `f`, scanned with `scan` when it is given (else with no scan).
 fn stream_opened(
     opened: Opened,
     rule: session_core::lines::LineRule,
     buf: &mut Vec<u8>,
     chunk: u64,
-    f: impl FnMut(session_core::lines::Line<'_>) -> bool,
+    scan: Option<ScanOptions>,
+    f: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<(u64, f64)> {
-    let result = stream_lines(opened, rule, buf, chunk, f);
+    let result = stream_lines(opened, rule, buf, chunk, scan, f);
     if buf.capacity() > MAX_KEPT_BUFFER {
         *buf = Vec::new();
     }
@@ -219,9 +224,10 @@ fn stream_lines(
     rule: session_core::lines::LineRule,
     buf: &mut Vec<u8>,
     chunk: u64,
-    mut f: impl FnMut(session_core::lines::Line<'_>) -> bool,
+    scan: Option<ScanOptions>,
+    mut f: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<(u64, f64)> {
-    use session_core::lines::{LineRule, Lines};
+    use session_core::lines::{LineRule, Lines, ScannedLines};
     let chunk = chunk.max(1);
     let mtime = mtime_ms(&meta);
     buf.clear();
@@ -275,13 +281,29 @@ fn stream_lines(
         }
         if cut > 0 {
             let mut last = 0;
-            for mut line in Lines::new(&buf[..cut], rule) {
+            let mut hand_over = |mut line: session_core::lines::Line<'_>, scanned: session_core::json::LineScan<'_>| {
                 last = line.number;
                 line.offset += base;
                 line.number += lines_before;
-                if !f(line) {
-                    return Ok((meta.len(), mtime));
+                f(line, scanned)
+            };
+            let complete = &buf[..cut];
+            let stopped = match scan {
+                None => !Lines::new(complete, rule).all(|line| hand_over(line, None)),
+                Some(options) => {
+                    let mut lines = ScannedLines::new(complete, rule, options);
+                    let mut stopped = false;
+                    while let Some((line, scanned)) = lines.next() {
+                        if !hand_over(line, scanned) {
+                            stopped = true;
+                            break;
+                        }
+                    }
+                    stopped
                 }
+            };
+            if stopped {
+                return Ok((meta.len(), mtime));
             }
             lines_before += last;
             buf.drain(..cut);
@@ -308,9 +330,6 @@ pub const PARALLEL_LINES_MAX: u64 = 1 << 30;
 const GROUP_LINES: usize = 512;
 const GROUP_BYTES: usize = 4 << 20;
 
-/// How lines scanned ahead are scanned: [`session_core::json::scan_line`] or a variant of it.
-pub type LineScanner = fn(&[u8]) -> Result<session_core::json::Scanned, session_core::json::ScanError>;
-
 /// What [`for_each_scanned_line`] did.
 enum ScannedPass {
     /// Every line was handed over (or `step` stopped): the file's size and mtime (ms).
@@ -325,8 +344,8 @@ enum ScannedPass {
 fn for_each_scanned_line(
     path: &Path,
     rule: session_core::lines::LineRule,
-    scan: LineScanner,
-    mut step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan) -> bool,
+    options: ScanOptions,
+    mut step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<ScannedPass> {
     use rayon::prelude::*;
     use session_core::lines::{Lines, is_blank};
@@ -348,10 +367,13 @@ fn for_each_scanned_line(
             bytes += line.bytes.len();
             group.push(line);
         }
-        let scans: Vec<session_core::json::LineScan> =
-            group.par_iter().with_min_len(16).map(|l| (!is_blank(l.bytes)).then(|| scan(l.bytes))).collect();
+        let scans: Vec<Option<Result<session_core::json::Scanned, session_core::json::ScanError>>> = group
+            .par_iter()
+            .with_min_len(16)
+            .map(|l| (!is_blank(l.bytes)).then(|| session_core::json::scan_line_with(l.bytes, options)))
+            .collect();
         for (line, scanned) in group.iter().zip(scans) {
-            if !step(*line, scanned) {
+            if !step(*line, scanned.as_ref().map(|s| s.as_ref().map_err(|e| *e))) {
                 break 'groups;
             }
         }
@@ -371,21 +393,23 @@ fn for_each_scanned_line(
 /// One pass over a file's lines with a state made by `init` and fed by `step` (false to stop):
 /// [`for_each_scanned_line`] when the file is large enough, else (or when the mapped file shrank)
 /// the stream through `buf` from a fresh state. Returns the state, the file's size and its mtime
-/// (ms). Lines scanned ahead are scanned with `scan`; streamed ones are handed over unscanned.
+/// (ms). Every line but a blank one comes with its scan, made with `options`.
 pub fn fold_lines<S>(
     path: &Path,
     rule: session_core::lines::LineRule,
     buf: &mut Vec<u8>,
-    scan: LineScanner,
+    options: ScanOptions,
     init: impl Fn() -> S,
-    mut step: impl FnMut(&mut S, session_core::lines::Line<'_>, session_core::json::LineScan) -> bool,
+    mut step: impl FnMut(&mut S, session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<(S, u64, f64)> {
     let mut state = init();
-    match for_each_scanned_line(path, rule, scan, |line, scanned| step(&mut state, line, scanned))? {
+    match for_each_scanned_line(path, rule, options, |line, scanned| step(&mut state, line, scanned))? {
         ScannedPass::Done(size, mtime) => Ok((state, size, mtime)),
         ScannedPass::Stream(opened) => {
             let mut state = init();
-            let (size, mtime) = for_each_line_opened(opened, rule, buf, |line| step(&mut state, line, None))?;
+            let (size, mtime) = for_each_scanned_line_opened(opened, rule, buf, options, |line, scanned| {
+                step(&mut state, line, scanned)
+            })?;
             Ok((state, size, mtime))
         }
     }

@@ -4,6 +4,8 @@
 
 use smallvec::SmallVec;
 
+use crate::lines::LineRule;
+
 /// What a recorded value is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SpanKind {
@@ -70,6 +72,18 @@ pub struct Scanned {
 }
 
 impl Scanned {
+    /// Empties it for another scan, keeping its storage.
+    fn clear(&mut self) {
+        self.top = None;
+        self.fields.clear();
+        self.message_fields.clear();
+        self.escaped_keys = false;
+        self.null_in_content = false;
+        self.overflow = false;
+        self.tool_calls.clear();
+        self.escaped_blocks = false;
+    }
+
     /// The last occurrence of a top-level key (JavaScript keeps the last value).
     pub fn field(&self, line: &[u8], key: &str) -> Option<Span> {
         find(&self.fields, line, key)
@@ -105,28 +119,101 @@ enum Frame {
 
 /// A line's scan made ahead of time (lines scanned in parallel); `None` when it was not made
 /// (a blank line, or a caller that leaves the scan to the consumer).
-pub type LineScan = Option<Result<Scanned, ScanError>>;
+pub type LineScan<'s> = Option<Result<&'s Scanned, ScanError>>;
+
+/// What a scan records beyond the fields.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScanOptions {
+    /// Record the tool calls of the message's content ([`Scanned::tool_calls`]), at a small
+    /// cost to every line.
+    pub tool_calls: bool,
+}
 
 /// Scans one line. Whitespace is JSON's (space, tab, CR, LF); anything else outside the value
 /// is an error, as it is for `JSON.parse`. `tool_calls` is left empty: see
 /// [`scan_line_with_tool_calls`].
 pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
-    scan::<false>(b)
+    let mut out = Scanned::default();
+    scan::<false, WHOLE>(b, &mut out)?;
+    Ok(out)
 }
 
 /// [`scan_line`] that also records the tool calls of the message's content
-/// ([`Scanned::tool_calls`]), at a small cost to every line.
+/// ([`Scanned::tool_calls`]).
 pub fn scan_line_with_tool_calls(b: &[u8]) -> Result<Scanned, ScanError> {
-    scan::<true>(b)
+    let mut out = Scanned::default();
+    scan::<true, WHOLE>(b, &mut out)?;
+    Ok(out)
 }
 
-fn scan<const TOOL_CALLS: bool>(b: &[u8]) -> Result<Scanned, ScanError> {
+/// [`scan_line`] with its options.
+pub fn scan_line_with(b: &[u8], options: ScanOptions) -> Result<Scanned, ScanError> {
+    if options.tool_calls { scan_line_with_tool_calls(b) } else { scan_line(b) }
+}
+
+/// Scans the line that starts `rest` into `out` and finds where it ends in the same pass:
+/// returns the line's length (terminator excluded) and the scan's outcome, as
+/// [`scan_line_with`] gives it for `&rest[..len]`. Only a line that is not JSON is searched for
+/// its terminator afterwards (no byte before the scan's error offset can be one), then scanned
+/// alone for its error. Blank lines come back as errors.
+pub fn scan_line_at(
+    rest: &[u8],
+    rule: LineRule,
+    options: ScanOptions,
+    out: &mut Scanned,
+) -> (usize, Result<(), ScanError>) {
+    let scanned = if rest.len() >= u32::MAX as usize {
+        Err(ScanError { offset: 0, reason: "line of 4 GiB or more" })
+    } else {
+        match (rule, options.tool_calls) {
+            (LineRule::Newline, false) => scan::<false, NEWLINE>(rest, out),
+            (LineRule::Newline, true) => scan::<true, NEWLINE>(rest, out),
+            (LineRule::Readline, false) => scan::<false, READLINE>(rest, out),
+            (LineRule::Readline, true) => scan::<true, READLINE>(rest, out),
+        }
+    };
+    match scanned {
+        Ok(len) => (len, Ok(())),
+        Err(e) => {
+            // The line again on its own, for the outcome it gives alone (rare).
+            let len = terminator_from(rest, e.offset, rule);
+            match scan_line_with(&rest[..len], options) {
+                Ok(sc) => {
+                    *out = sc;
+                    (len, Ok(()))
+                }
+                Err(e) => (len, Err(e)),
+            }
+        }
+    }
+}
+
+/// The first line terminator under `rule` at or after `from`, else the end.
+fn terminator_from(rest: &[u8], from: usize, rule: LineRule) -> usize {
+    let tail = &rest[from.min(rest.len())..];
+    let found = match rule {
+        LineRule::Newline => memchr::memchr(b'\n', tail),
+        LineRule::Readline => memchr::memchr2(b'\n', b'\r', tail),
+    };
+    found.map_or(rest.len(), |p| from + p)
+}
+
+/// Where a scanned value may end: the whole input is one line, or the line ends at the first
+/// `\n` (the loader's rule), or at the first `\n` or `\r` (`readline`'s).
+const WHOLE: u8 = 0;
+const NEWLINE: u8 = 1;
+const READLINE: u8 = 2;
+
+/// Scans a value and the whitespace after it into `out`; returns where that ends (the input's
+/// end, or a line terminator under `ENDS`).
+fn scan<const TOOL_CALLS: bool, const ENDS: u8>(b: &[u8], out: &mut Scanned) -> Result<usize, ScanError> {
     if b.len() >= u32::MAX as usize {
         return Err(ScanError { offset: 0, reason: "line of 4 GiB or more" });
     }
-    let mut st = State::default();
+    out.clear();
+    let mut st = State::new(out);
     let mut stack = Frames::default();
-    let mut i = skip_ws(b, 0);
+    let mut i = skip_ws::<ENDS>(b, 0);
     'value: loop {
         // A value starts at `i`.
         match stack.len() {
@@ -139,19 +226,19 @@ fn scan<const TOOL_CALLS: bool>(b: &[u8]) -> Result<Scanned, ScanError> {
                 if stack.len() == 1 && st.pending.is_some_and(|k| &b[k.0 as usize..k.1 as usize] == b"message") {
                     st.in_message = true;
                 }
-                i = skip_ws(b, i + 1);
+                i = skip_ws::<ENDS>(b, i + 1);
                 stack.push(Frame::Object);
                 if b.get(i) == Some(&b'}') {
                     stack.pop();
                     i += 1;
                     SpanKind::Object
                 } else {
-                    i = key::<TOOL_CALLS>(b, i, &mut st, stack.len())?;
+                    i = key::<TOOL_CALLS, ENDS>(b, i, &mut st, stack.len())?;
                     continue 'value;
                 }
             }
             Some(b'[') => {
-                i = skip_ws(b, i + 1);
+                i = skip_ws::<ENDS>(b, i + 1);
                 stack.push(Frame::Array);
                 if b.get(i) == Some(&b']') {
                     stack.pop();
@@ -197,21 +284,23 @@ fn scan<const TOOL_CALLS: bool>(b: &[u8]) -> Result<Scanned, ScanError> {
             if let Some(kind) = finished.take() {
                 st.record::<TOOL_CALLS>(b, stack.len(), i, kind);
             }
-            i = skip_ws(b, i);
+            i = skip_ws::<ENDS>(b, i);
             let Some(frame) = stack.last() else {
-                if i != b.len() {
+                let ended =
+                    matches!((ENDS, b.get(i)), (_, None) | (NEWLINE, Some(b'\n')) | (READLINE, Some(b'\n' | b'\r')));
+                if !ended {
                     return Err(ScanError { offset: i, reason: "unexpected data after the value" });
                 }
-                return Ok(st.out);
+                return Ok(i);
             };
             match (frame, b.get(i)) {
                 (Frame::Object, Some(b',')) => {
-                    i = skip_ws(b, i + 1);
-                    i = key::<TOOL_CALLS>(b, i, &mut st, stack.len())?;
+                    i = skip_ws::<ENDS>(b, i + 1);
+                    i = key::<TOOL_CALLS, ENDS>(b, i, &mut st, stack.len())?;
                     continue 'value;
                 }
                 (Frame::Array, Some(b',')) => {
-                    i = skip_ws(b, i + 1);
+                    i = skip_ws::<ENDS>(b, i + 1);
                     continue 'value;
                 }
                 (Frame::Object, Some(b'}')) | (Frame::Array, Some(b']')) => {
@@ -260,9 +349,8 @@ impl Frames {
     }
 }
 
-#[derive(Default)]
-struct State {
-    out: Scanned,
+struct State<'o> {
+    out: &'o mut Scanned,
     /// The top-level key whose value is being scanned.
     pending: Option<(u32, u32)>,
     /// The `message` key whose value is being scanned.
@@ -291,7 +379,23 @@ enum BlockKey {
     Name,
 }
 
-impl State {
+impl<'o> State<'o> {
+    fn new(out: &'o mut Scanned) -> Self {
+        State {
+            out,
+            pending: None,
+            pending_msg: None,
+            in_message: false,
+            in_content: false,
+            top_start: 0,
+            msg_start: 0,
+            block_key: BlockKey::Other,
+            block_is_call: false,
+            block_name: None,
+            block_value_start: 0,
+        }
+    }
+
     /// Records a value that ended at `end`, now that the stack has `depth` open containers.
     #[inline]
     fn record<const TOOL_CALLS: bool>(&mut self, b: &[u8], depth: usize, end: usize, kind: SpanKind) {
@@ -354,7 +458,12 @@ fn value_span(start: usize, end: usize, kind: SpanKind) -> Span {
 }
 
 /// Reads a key and its colon; returns the position of the value.
-fn key<const TOOL_CALLS: bool>(b: &[u8], i: usize, st: &mut State, depth: usize) -> Result<usize, ScanError> {
+fn key<const TOOL_CALLS: bool, const ENDS: u8>(
+    b: &[u8],
+    i: usize,
+    st: &mut State,
+    depth: usize,
+) -> Result<usize, ScanError> {
     if b.get(i) != Some(&b'"') {
         return Err(ScanError { offset: i, reason: "expected a key" });
     }
@@ -379,11 +488,11 @@ fn key<const TOOL_CALLS: bool>(b: &[u8], i: usize, st: &mut State, depth: usize)
         }
         st.out.escaped_keys |= escaped;
     }
-    let j = if b.get(end) == Some(&b':') { end } else { skip_ws(b, end) };
+    let j = if b.get(end) == Some(&b':') { end } else { skip_ws::<ENDS>(b, end) };
     if b.get(j) != Some(&b':') {
         return Err(ScanError { offset: j, reason: "expected ':'" });
     }
-    let value = skip_ws(b, j + 1);
+    let value = skip_ws::<ENDS>(b, j + 1);
     if TOOL_CALLS && depth == 4 && st.in_content {
         st.block_key = match &b[i + 1..end - 1] {
             b"type" => BlockKey::Type,
@@ -396,9 +505,18 @@ fn key<const TOOL_CALLS: bool>(b: &[u8], i: usize, st: &mut State, depth: usize)
     Ok(value)
 }
 
+/// Past JSON whitespace, line terminators under `ENDS` excepted.
 #[inline]
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
+fn skip_ws<const ENDS: u8>(b: &[u8], mut i: usize) -> usize {
+    while let Some(&c) = b.get(i) {
+        let space = match ENDS {
+            WHOLE => matches!(c, b' ' | b'\t' | b'\n' | b'\r'),
+            NEWLINE => matches!(c, b' ' | b'\t' | b'\r'),
+            _ => matches!(c, b' ' | b'\t'),
+        };
+        if !space {
+            break;
+        }
         i += 1;
     }
     i
@@ -629,7 +747,7 @@ fn string_blocks(b: &[u8], mut i: usize, escaped: &mut bool) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn text(line: &[u8], s: Option<Span>) -> &[u8] {
@@ -676,7 +794,7 @@ mod tests {
     }
 
     /// A small deterministic generator for drawn inputs.
-    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    pub(crate) fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
         move || {
             state ^= state << 13;
             state ^= state >> 7;
