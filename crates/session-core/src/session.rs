@@ -8,7 +8,7 @@ use bumpalo::Bump;
 use crate::field::Field;
 use crate::json::{self, Scanned, Value, scan::SpanKind};
 use crate::jssort::js_sort;
-use crate::lines::{LineRule, Lines, is_blank};
+use crate::lines::LineRule;
 
 /// One parsed record of the file (the header included), read lazily: the common fields come from
 /// a validating scan, the full value only from [`Entry::value`].
@@ -186,20 +186,20 @@ pub struct Chunk<'a> {
 pub fn scan_chunk<'a>(bytes: &'a [u8], range: std::ops::Range<usize>) -> Chunk<'a> {
     let base = range.start as u64;
     let mut chunk = Chunk::default();
-    for mut line in Lines::new(&bytes[range], LineRule::Newline) {
+    // Each line is split by its own scan.
+    let mut lines = crate::lines::ScannedLines::new(&bytes[range], LineRule::Newline, json::ScanOptions::default());
+    while let Some((mut line, scanned)) = lines.next() {
         line.offset += base;
         chunk.lines = line.number;
         chunk.incomplete_tail = !line.terminated;
-        if is_blank(line.bytes) {
-            continue;
-        }
-        match json::scan_line(line.bytes) {
-            Ok(scanned) if top_is_falsy(line.bytes, &scanned) => chunk.diagnostics.push(Diagnostic {
+        let Some(scanned) = scanned else { continue }; // a blank line
+        match scanned {
+            Ok(scanned) if top_is_falsy(line.bytes, scanned) => chunk.diagnostics.push(Diagnostic {
                 line: line.number,
                 offset: line.offset,
                 message: "line is a falsy JSON value (null, false, 0 or \"\"): skipped".into(),
             }),
-            Ok(scanned) => chunk.records.push(Entry::from_scan(line, &scanned)),
+            Ok(scanned) => chunk.records.push(Entry::from_scan(line, scanned)),
             Err(e) => {
                 let what = if line.terminated { "malformed JSON" } else { "incomplete last line" };
                 chunk.diagnostics.push(Diagnostic {
