@@ -78,31 +78,65 @@ impl<'a> Iterator for Lines<'a> {
 /// scan. Each scan is made into one reused result and lent until the next line.
 #[derive(Debug, Clone)]
 pub struct ScannedLines<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-    number: u64,
-    rule: LineRule,
-    options: crate::json::ScanOptions,
+    cursor: ScanCursor<'a>,
     scanned: crate::json::Scanned,
 }
 
 impl<'a> ScannedLines<'a> {
     /// Splits and scans `bytes` under `rule`.
     pub fn new(bytes: &'a [u8], rule: LineRule, options: crate::json::ScanOptions) -> Self {
-        ScannedLines { bytes, pos: 0, number: 0, rule, options, scanned: crate::json::Scanned::default() }
+        ScannedLines {
+            cursor: ScanCursor { bytes, pos: 0, number: 0, rule, options },
+            scanned: crate::json::Scanned::default(),
+        }
+    }
+
+    /// Where the next line starts.
+    pub fn position(&self) -> usize {
+        self.cursor.pos
     }
 
     /// The next line and its scan.
     #[inline]
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Option<(Line<'a>, crate::json::LineScan<'_>)> {
+        let (line, outcome) = self.cursor.next_into(&mut self.scanned)?;
+        Some((line, outcome.map(|o| o.map(|()| &self.scanned))))
+    }
+
+    /// The next line, its scan made into `out` (storage the caller reuses): `None` for a blank
+    /// line, else whether it is JSON.
+    #[inline]
+    pub fn next_into(
+        &mut self,
+        out: &mut crate::json::Scanned,
+    ) -> Option<(Line<'a>, Option<Result<(), crate::json::ScanError>>)> {
+        self.cursor.next_into(out)
+    }
+}
+
+#[derive(Debug, Clone)]
+struct ScanCursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    number: u64,
+    rule: LineRule,
+    options: crate::json::ScanOptions,
+}
+
+impl<'a> ScanCursor<'a> {
+    #[inline]
+    fn next_into(
+        &mut self,
+        out: &mut crate::json::Scanned,
+    ) -> Option<(Line<'a>, Option<Result<(), crate::json::ScanError>>)> {
         let rest = self.bytes.get(self.pos..)?;
         if rest.is_empty() {
             return None;
         }
         let start = self.pos;
         self.number += 1;
-        let (len, outcome) = crate::json::scan_line_at(rest, self.rule, self.options, &mut self.scanned);
+        let (len, outcome) = crate::json::scan_line_at(rest, self.rule, self.options, out);
         let terminator = match rest.get(len) {
             None => 0,
             Some(b'\r') if self.rule == LineRule::Readline && rest.get(len + 1) == Some(&b'\n') => 2,
@@ -110,11 +144,11 @@ impl<'a> ScannedLines<'a> {
         };
         self.pos = start + len + terminator;
         let line = Line { bytes: &rest[..len], offset: start as u64, number: self.number, terminated: terminator != 0 };
-        let scanned = match outcome {
+        let outcome = match outcome {
             Err(_) if is_blank(line.bytes) => None,
-            outcome => Some(outcome.map(|()| &self.scanned)),
+            outcome => Some(outcome),
         };
-        Some((line, scanned))
+        Some((line, outcome))
     }
 }
 

@@ -326,9 +326,15 @@ pub const PARALLEL_LINES_MIN: u64 = 8 << 20;
 /// pages count as resident while a line is searched, and a line can be as long as the file.
 pub const PARALLEL_LINES_MAX: u64 = 1 << 30;
 
-/// One group of lines scanned in parallel: this many lines, or this many bytes, whichever first.
-const GROUP_LINES: usize = 512;
-const GROUP_BYTES: usize = 4 << 20;
+/// A round scans this many bytes of a mapped file, in pieces on all cores.
+const ROUND_BYTES: usize = 4 << 20;
+
+/// Pieces per round, per thread.
+const PIECES_PER_THREAD: usize = 2;
+
+/// A piece holds at most this many lines' scans (about 600 bytes each), so that memory stays
+/// bounded when lines are tiny; a piece that reaches it ends the round early.
+const PIECE_LINES: usize = 2048;
 
 /// What [`for_each_scanned_line`] did.
 enum ScannedPass {
@@ -339,8 +345,59 @@ enum ScannedPass {
     Stream(Opened),
 }
 
+/// One line of a piece: the line (numbered from 1 within the piece), whether it is blank or
+/// JSON, and its scan.
+type PieceLine<'a> =
+    (session_core::lines::Line<'a>, Option<Result<(), session_core::json::ScanError>>, session_core::json::Scanned);
+
+/// The lines of one piece, split and scanned by one worker; kept from round to round, so that
+/// their storage is reused.
+#[derive(Default)]
+struct Piece<'a> {
+    lines: Vec<PieceLine<'a>>,
+    /// How many of `lines` this round filled.
+    filled: usize,
+    /// Where the piece's last line ended (terminator included), relative to its start.
+    end: usize,
+    /// The piece stopped at [`PIECE_LINES`] before its end.
+    cut_short: bool,
+}
+
+impl<'a> Piece<'a> {
+    /// Splits and scans `bytes` (a stretch that starts at a line start), at most
+    /// [`PIECE_LINES`] lines.
+    fn scan(&mut self, bytes: &'a [u8], rule: session_core::lines::LineRule, options: ScanOptions) {
+        let mut lines = session_core::lines::ScannedLines::new(bytes, rule, options);
+        self.filled = 0;
+        self.end = 0;
+        while self.filled < PIECE_LINES {
+            if self.filled == self.lines.len() {
+                let empty = session_core::lines::Line { bytes: &[], offset: 0, number: 0, terminated: false };
+                self.lines.push((empty, None, session_core::json::Scanned::default()));
+            }
+            let slot = &mut self.lines[self.filled];
+            let Some((line, outcome)) = lines.next_into(&mut slot.2) else { break };
+            (slot.0, slot.1) = (line, outcome);
+            self.filled += 1;
+            self.end = lines.position();
+        }
+        self.cut_short = self.end < bytes.len();
+    }
+}
+
+/// The first line start at or after `at` in `bytes` (after a `\n`, which ends a line under
+/// either rule), else the end.
+fn line_start_from(bytes: &[u8], at: usize) -> usize {
+    if at == 0 || at >= bytes.len() {
+        return at.min(bytes.len());
+    }
+    memchr::memchr(b'\n', &bytes[at - 1..]).map_or(bytes.len(), |p| at + p)
+}
+
 /// Opens a file; if it has [`PARALLEL_LINES_MIN`] to [`PARALLEL_LINES_MAX`] bytes, maps it and
 /// calls `step` with each line under `rule` and its scan, in order, until `step` returns false.
+/// The file goes in rounds: each round's bytes are cut into pieces at line starts, and the
+/// pieces are split into lines and scanned on all cores, then handed over in order.
 fn for_each_scanned_line(
     path: &Path,
     rule: session_core::lines::LineRule,
@@ -348,7 +405,6 @@ fn for_each_scanned_line(
     mut step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<ScannedPass> {
     use rayon::prelude::*;
-    use session_core::lines::{Lines, is_blank};
     let (file, meta) = open_regular(path)?;
     if !(PARALLEL_LINES_MIN..=PARALLEL_LINES_MAX).contains(&meta.len()) || default_strategy() == ReadStrategy::Buffered
     {
@@ -356,32 +412,49 @@ fn for_each_scanned_line(
     }
     let Ok(map) = crate::mmap::map(&file) else { return Ok(ScannedPass::Stream((file, meta))) };
     let mtime = mtime_ms(&meta);
-    let mut lines = Lines::new(&map, rule).peekable();
-    let mut group = Vec::with_capacity(GROUP_LINES);
-    let mut released = 0;
-    'groups: while lines.peek().is_some() {
-        group.clear();
-        let mut bytes = 0;
-        while group.len() < GROUP_LINES && bytes < GROUP_BYTES {
-            let Some(line) = lines.next() else { break };
-            bytes += line.bytes.len();
-            group.push(line);
+    let bytes: &[u8] = &map;
+    let pieces = rayon::current_num_threads().max(1) * PIECES_PER_THREAD;
+    let (mut pos, mut lines_before, mut released) = (0usize, 0u64, 0usize);
+    // Shrinks when lines are so short that pieces end early, so that rounds stay parallel.
+    let mut piece_bytes = ROUND_BYTES / pieces;
+    let mut scanned: Vec<Piece<'_>> = Vec::new();
+    'rounds: while pos < bytes.len() {
+        let mut starts = vec![pos];
+        for k in 1..=pieces {
+            let next = line_start_from(bytes, pos.saturating_add(piece_bytes * k).max(*starts.last().unwrap_or(&pos)));
+            starts.push(next);
         }
-        let scans: Vec<Option<Result<session_core::json::Scanned, session_core::json::ScanError>>> = group
-            .par_iter()
-            .with_min_len(16)
-            .map(|l| (!is_blank(l.bytes)).then(|| session_core::json::scan_line_with(l.bytes, options)))
-            .collect();
-        for (line, scanned) in group.iter().zip(scans) {
-            if !step(*line, scanned.as_ref().map(|s| s.as_ref().map_err(|e| *e))) {
-                break 'groups;
+        starts.dedup();
+        if scanned.len() < starts.len() - 1 {
+            scanned.resize_with(starts.len() - 1, Piece::default);
+        }
+        scanned.par_iter_mut().zip(starts.par_windows(2)).for_each(|(piece, w)| {
+            piece.scan(&bytes[w[0]..w[1]], rule, options);
+        });
+        let mut cut_short = false;
+        for (piece, start) in scanned.iter().zip(&starts).take(starts.len() - 1) {
+            for (line, outcome, scan) in &piece.lines[..piece.filled] {
+                let mut line = *line;
+                line.offset += *start as u64;
+                line.number += lines_before;
+                if !step(line, outcome.map(|o| o.map(|()| scan))) {
+                    break 'rounds;
+                }
+            }
+            lines_before += piece.filled as u64;
+            pos = start + piece.end;
+            if piece.cut_short {
+                // The rest of this piece, and the pieces after it, go to the next round.
+                cut_short = true;
+                piece_bytes = (piece.end * 3 / 4).max(1);
+                break;
             }
         }
-        if let Some(last) = group.last() {
-            let end = last.offset as usize + last.bytes.len();
-            map.release(released..end);
-            released = end;
+        if !cut_short {
+            piece_bytes = (piece_bytes + piece_bytes / 8 + 1).min(ROUND_BYTES / pieces);
         }
+        map.release(released..pos);
+        released = pos;
     }
     if map.truncated() {
         drop(map);

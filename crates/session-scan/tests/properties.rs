@@ -144,6 +144,38 @@ fn streamed_session_info_equals_whole() {
     }
 }
 
+/// A large session of tiny lines, whose pieces fill up before their end (a round then ends
+/// early and the rest is read in the next one), is listed as the whole file is: every line
+/// counted once, in order, under the line rules of listing.
+#[test]
+fn large_sessions_of_tiny_lines_listed_in_parallel_equal_whole() {
+    let header = r#"{"type":"session","version":3,"id":"tiny","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+    let mut bytes = format!("{header}\n").into_bytes();
+    let mut k = 0u64;
+    while bytes.len() < (session_scan::read::PARALLEL_LINES_MIN as usize) + (1 << 20) {
+        let line = match k % 7 {
+            0 => format!(r#"{{"type":"message","message":{{"role":"user","content":"m{}"}}}}"#, k % 10),
+            1 => "{}".to_string(),
+            2 => "{".to_string(),
+            3 => String::new(),
+            4 => format!(r#"{{"type":"session_info","name":"n{k}"}}"#),
+            _ => r#"{"type":"message","message":{"role":"assistant","content":[],"timestamp":7}}"#.to_string(),
+        };
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.extend_from_slice(if k.is_multiple_of(3) { b"\r\n" } else { b"\n" });
+        k += 1;
+    }
+    let path = temp_file("parallel-tiny", &bytes);
+    let candidate = session_scan::list::Candidate { path: path.clone(), mtime: Some(1.0) };
+    for texts in [true, false] {
+        let listed = session_scan::list::read_infos(std::slice::from_ref(&candidate), texts, false);
+        let whole = session_core::info::session_info(&bytes, 1.0, texts);
+        assert!(whole.as_ref().is_ok_and(|w| w.message_count > 100_000), "{whole:?}");
+        assert_eq!(format!("{:?}", listed[0].info), format!("{whole:?}"), "texts {texts}");
+    }
+    std::fs::remove_file(&path).unwrap();
+}
+
 /// A session large enough to be listed with its lines scanned in parallel gives the same
 /// `SessionInfo` as the whole file read at once: blank, broken, CRLF and CR-split lines, a name
 /// set and cleared, and a first user message late in the file included.
