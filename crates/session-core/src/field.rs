@@ -80,6 +80,10 @@ impl<'a> Field<'a> {
             Field::Raw(raw) => match raw.first() {
                 Some(b't') => 1.0,
                 Some(b'f') => 0.0,
+                // Token counts: whole numbers of up to 15 digits are exact as doubles.
+                Some(b'0'..=b'9') if raw.len() <= 15 && raw.iter().all(u8::is_ascii_digit) => {
+                    raw.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')) as f64
+                }
                 Some(b'-' | b'0'..=b'9') => {
                     std::str::from_utf8(raw).ok().and_then(|t| t.parse().ok()).unwrap_or(f64::NAN)
                 }

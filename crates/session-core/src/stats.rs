@@ -298,6 +298,9 @@ pub(crate) fn usage_amounts(raw: &[u8], kind: crate::json::scan::SpanKind) -> Op
     if kind != SpanKind::Object {
         return None;
     }
+    if let Some(read) = usage_members(raw) {
+        return read;
+    }
     let sc = crate::json::scan_line(raw).ok()?;
     let f = |k: &str| Field::from_span(raw, sc.field(raw, k));
     let cost = sc.field(raw, "cost");
@@ -326,6 +329,89 @@ pub(crate) fn usage_amounts(raw: &[u8], kind: crate::json::scan::SpanKind) -> Op
         cache_write: f("cacheWrite").to_number(),
         cost: total,
     })
+}
+
+/// [`usage_amounts`] by walking the members of the usage object (valid JSON, already scanned
+/// with its line) and of its `cost`, last occurrences winning; `None` when a key holds an escape
+/// (the caller then scans the object).
+fn usage_members(raw: &[u8]) -> Option<Option<UsageTotals>> {
+    use crate::field::Field;
+    let field = |span: Option<(usize, usize)>| match span {
+        None => Field::Absent,
+        Some((start, end)) => Field::from_span(raw, Some(raw_span(raw, start, end))),
+    };
+    let mut found: [Option<(usize, usize)>; 5] = [None; 5];
+    members(raw, |key, start, end| {
+        let slot = match key {
+            b"input" => 0,
+            b"output" => 1,
+            b"cacheRead" => 2,
+            b"cacheWrite" => 3,
+            b"cost" => 4,
+            _ => return,
+        };
+        found[slot] = Some((start, end));
+    })?;
+    let total = match found[4] {
+        None => return Some(None),
+        Some((start, _)) if raw[start] == b'n' => return Some(None),
+        Some((start, end)) if raw[start] == b'{' => {
+            let cost = &raw[start..end];
+            let mut total = None;
+            members(cost, |key, s, e| {
+                if key == b"total" {
+                    total = Some((start + s, start + e));
+                }
+            })?;
+            field(total).to_number()
+        }
+        Some(_) => f64::NAN,
+    };
+    Some(Some(UsageTotals {
+        input: field(found[0]).to_number(),
+        output: field(found[1]).to_number(),
+        cache_read: field(found[2]).to_number(),
+        cache_write: field(found[3]).to_number(),
+        cost: total,
+    }))
+}
+
+/// Calls `f` with each member of the object `a` (valid JSON text): its raw key and where its
+/// value lies. `None` (having stopped) at a key that holds an escape.
+fn members(a: &[u8], mut f: impl FnMut(&[u8], usize, usize)) -> Option<()> {
+    use crate::json::raw::{skip_string, skip_value, ws};
+    let mut i = ws(a, 1);
+    loop {
+        match a.get(i) {
+            Some(b'"') => {
+                let key_end = skip_string(a, i);
+                let key = &a[i + 1..key_end - 1];
+                if key.contains(&b'\\') {
+                    return None;
+                }
+                let value = ws(a, ws(a, key_end) + 1);
+                let end = skip_value(a, value);
+                f(key, value, end);
+                i = ws(a, end);
+            }
+            Some(b',') => i = ws(a, i + 1),
+            _ => return Some(()),
+        }
+    }
+}
+
+/// The scan's span of the raw value at `start..end`.
+fn raw_span(a: &[u8], start: usize, end: usize) -> crate::json::Span {
+    use crate::json::scan::SpanKind;
+    let (start, end, kind) = match a[start] {
+        b'"' => (start + 1, end - 1, SpanKind::Str { escaped: a[start + 1..end - 1].contains(&b'\\') }),
+        b'n' => (start, end, SpanKind::Null),
+        b't' | b'f' => (start, end, SpanKind::Bool),
+        b'{' => (start, end, SpanKind::Object),
+        b'[' => (start, end, SpanKind::Array),
+        _ => (start, end, SpanKind::Number),
+    };
+    crate::json::Span { start: start as u32, end: end as u32, kind }
 }
 
 /// Counts a message entry that carries no usage from its scan alone: a message object whose
@@ -383,6 +469,46 @@ pub(crate) fn template(v: Option<&Value<'_>>) -> String {
 mod tests {
     use super::*;
 
+    /// A usage object read from its raw text (`usage_amounts`) gives what `addUsageToTotals`
+    /// adds from its full value (§10), one object at a time (so that a `NaN` or an infinity in
+    /// one cannot hide a difference in another): duplicate keys, spacing, big and odd numbers,
+    /// values that are not numbers, escapes in keys and values, costs Pi throws on.
+    #[test]
+    fn usage_objects_read_raw_as_their_full_values() {
+        use crate::json::scan::SpanKind;
+        let usages = [
+            r#"{"input":10,"output":2,"cacheRead":3,"cacheWrite":4,"cost":{"total":0.5}}"#,
+            r#"{ "input" : 1 , "input":2, "output": 12345678901234567, "cacheRead": -3, "cacheWrite": 0, "cost" : { "total" : 2, "total": 0.75 } }"#,
+            r#"{"input":123456789012345,"output":1234567890123456,"cacheRead":1e2,"cacheWrite":-0,"cost":{"total":1e-7}}"#,
+            r#"{"input":1.5e2,"output":[1],"cacheRead":{"a":1},"cost":5}"#,
+            r#"{"cost":"x","output":"7","cacheWrite":"\u0038","cacheRead":" 9 "}"#,
+            r#"{"input":true,"output":false,"cacheRead":null,"cost":{"total":null}}"#,
+            r#"{"cost":{"total":1},"cost":null}"#,
+            r#"{"cost":null,"cost":{"total":1}}"#,
+            r#"{"input":1}"#,
+            r#"{"inp\u0075t":5,"cost":{"tot\u0061l":0.25}}"#,
+            r#"{"input":5,"cost":{"tot\u0061l":0.25,"total":1}}"#,
+            r#"{"input":1e999,"cost":{"total":-1e999}}"#,
+            r#"{}"#,
+        ];
+        for usage in usages {
+            let arena = Bump::new();
+            let value = crate::json::parse_value(usage.as_bytes(), &arena).unwrap();
+            let mut full = UsageTotals::default();
+            let full = full.add(&value).map(|()| full);
+            // Added to zero as totals are (which turns -0 into 0).
+            let raw = usage_amounts(usage.as_bytes(), SpanKind::Object).map(|u| {
+                let mut t = UsageTotals::default();
+                t += u;
+                t
+            });
+            assert_eq!(format!("{raw:?}"), format!("{full:?}"), "{usage}");
+        }
+        // The members are read, not the scan's fallback: a raw reading of the second object.
+        let raw = usage_members(usages[1].as_bytes()).unwrap().unwrap();
+        assert_eq!((raw.input, raw.output, raw.cache_read, raw.cost), (2.0, 12345678901234567.0, -3.0, 0.75));
+    }
+
     /// Assistants read from their raw text give the totals, breakdown and diagnostics of their
     /// full values (§10), on the shapes that could tell them apart: escapes in keys, in the usage
     /// and in a block's `type`, usages Pi throws on, odd providers and models, big numbers.
@@ -403,6 +529,9 @@ mod tests {
             r#"{"role":"assistant","content":"text","provider":5,"model":null,"responseModel":null,"usage":{"input":"12","output":true,"cost":{"total":"0.125"}}}"#.to_string(),
             r#"{"role":"assistant","content":[{"type":"toolCall"}],"provider":{"a":1},"model":[1],"usage":{"input":1e999,"cost":{"total":2}}}"#.to_string(),
             r#"{"role":"assistant","content":[],"usage":{"input":1,"cost":{"total":3}},"usage":{"input":2,"cost":{"total":4}}}"#.to_string(),
+            r#"{"role":"assistant","content":[],"usage":{ "input" : 1 , "input":2, "output": 12345678901234567, "cacheRead": -3, "cacheWrite": 0, "cost" : { "total" : 2, "total": 0.75 } }}"#.to_string(),
+            r#"{"role":"assistant","content":[],"usage":{"input":1.5e2,"output":[1],"cacheRead":{"a":1},"cost":5}}"#.to_string(),
+            r#"{"role":"assistant","content":[],"usage":{"cost":"x","output":"7","cacheWrite":"\u0038"}}"#.to_string(),
         ];
         let mut text = String::from(
             r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
@@ -424,7 +553,7 @@ mod tests {
         assert_eq!(format!("{:?}", raw.breakdown), format!("{:?}", full.breakdown));
         assert_eq!(format!("{:?}", raw.diagnostics), format!("{:?}", full.diagnostics));
         // What they agree on is not nothing.
-        assert_eq!(full.stats.assistant_messages, 13);
+        assert_eq!(full.stats.assistant_messages, 16);
         assert_eq!(full.stats.tool_calls, 5);
         assert_eq!(full.diagnostics.len(), 5, "{:?}", full.diagnostics);
         assert!(full.breakdown.len() >= 3, "{:?}", full.breakdown);
