@@ -287,6 +287,51 @@ fn day(opts: &Options, ms: f64) -> Option<jiff::civil::Date> {
     Some(opts.tz.to_datetime(ts).date())
 }
 
+/// [`day`] for times that mostly fall on the same day as the one before: the last day's
+/// bounds in the zone are kept, with its name, so that most times need neither a zone lookup
+/// nor formatting.
+#[derive(Default)]
+struct Days {
+    /// The last day, its first millisecond, the first of the next day, and its name.
+    last: Option<(jiff::civil::Date, i64, i64, String)>,
+}
+
+impl Days {
+    /// The day of `ms` in the report's zone.
+    fn of(&mut self, opts: &Options, ms: f64) -> Option<jiff::civil::Date> {
+        if let Some((d, start, end, _)) = &self.last
+            && ms.fract() == 0.0
+            && (*start as f64) <= ms
+            && ms < *end as f64
+        {
+            return Some(*d);
+        }
+        let d = day(opts, ms)?;
+        let first_ms = |d: jiff::civil::Date| {
+            let midnight = d.to_datetime(jiff::civil::Time::midnight());
+            opts.tz.to_ambiguous_timestamp(midnight).compatible().ok().map(|t| t.as_millisecond())
+        };
+        // Only a plain day is kept: 24 hours, one offset at both ends (no transition near
+        // midnight that could give part of it another date).
+        let offset = |ms: i64| jiff::Timestamp::from_millisecond(ms).ok().map(|t| opts.tz.to_offset(t));
+        self.last = match (first_ms(d), d.tomorrow().ok().and_then(first_ms)) {
+            (Some(start), Some(end)) if end - start == 86_400_000 && offset(start) == offset(end - 1) => {
+                Some((d, start, end, d.to_string()))
+            }
+            _ => None,
+        };
+        Some(d)
+    }
+
+    /// `d.to_string()`, kept for the last day.
+    fn name(&self, d: jiff::civil::Date) -> String {
+        match &self.last {
+            Some((last, _, _, name)) if *last == d => name.clone(),
+            _ => d.to_string(),
+        }
+    }
+}
+
 fn in_range(opts: &Options, d: Option<jiff::civil::Date>) -> bool {
     match d {
         Some(d) => opts.since.is_none_or(|s| d >= s) && opts.until.is_none_or(|u| d <= u),
@@ -303,8 +348,9 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
         parent: usage.parent_session.clone(),
         copied: Amounts::default(),
     };
+    let mut days = Days::default();
     for e in &usage.events {
-        let d = day(opts, e.time_ms);
+        let d = days.of(opts, e.time_ms);
         if !in_range(opts, d) {
             continue;
         }
@@ -316,7 +362,7 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
             }
         }
         let group = match opts.group {
-            Group::Daily => d.map_or_else(|| "unknown".into(), |d| d.to_string()),
+            Group::Daily => d.map_or_else(|| "unknown".into(), |d| days.name(d)),
             Group::Weekly => d.map_or_else(
                 || "unknown".into(),
                 |d| {
@@ -336,8 +382,9 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
             acc.rows.entry((group, None, None)).or_default().add(&e.amounts);
         }
     }
+    let mut last_day = None;
     for m in &usage.messages {
-        let d = day(opts, m.time_ms);
+        let d = days.of(opts, m.time_ms);
         if !in_range(opts, d) {
             continue;
         }
@@ -349,8 +396,11 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
             bump(&mut acc.activity.tool_calls, t);
         }
         acc.activity.tool_errors += u64::from(m.tool_error);
-        if let Some(d) = d {
+        if let Some(d) = d
+            && last_day != Some(d)
+        {
             acc.days.insert(d);
+            last_day = Some(d);
         }
     }
     acc.duplicates.merge(&extra.copied);
@@ -372,4 +422,42 @@ fn bump(counts: &mut BTreeMap<String, u64>, key: &str) {
 /// Money as integer micro-dollars (rounded).
 pub fn micros(cost: f64) -> i64 {
     (cost * 1e6).round() as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Days kept from one time to the next give the day a zone lookup gives, through daylight
+    /// saving changes (at 02:00, at midnight, by half an hour) and at non-whole milliseconds.
+    #[test]
+    fn kept_days_are_the_days_of_their_times() {
+        let start = jiff::Timestamp::from_second(1_772_000_000).unwrap().as_millisecond(); // 2026-02-25
+        for zone in
+            ["UTC", "America/New_York", "America/Havana", "America/Santiago", "Australia/Lord_Howe", "Asia/Kolkata"]
+        {
+            let opts = Options {
+                group: Group::Daily,
+                breakdown: false,
+                by_source: false,
+                since: None,
+                until: None,
+                tz: jiff::tz::TimeZone::get(zone).unwrap(),
+            };
+            let mut days = Days::default();
+            let mut checked = 0;
+            // Every 7 minutes for 300 days (both yearly changes of each zone), some times not whole.
+            for k in 0..(300 * 24 * 60 / 7) {
+                let ms = (start + k * 7 * 60_000) as f64 + if k % 5 == 0 { 0.5 } else { 0.0 };
+                let expected = day(&opts, ms);
+                let kept = days.of(&opts, ms);
+                assert_eq!(kept, expected, "{zone} {ms}");
+                let d = kept.unwrap();
+                assert_eq!(days.name(d), d.to_string());
+                checked += 1;
+            }
+            assert!(checked > 60_000);
+            assert_eq!(days.of(&opts, f64::NAN), None);
+        }
+    }
 }
