@@ -682,53 +682,58 @@ fn string_long(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
     }
 }
 
-/// One bit per byte of a 64-byte block: quotes, backslashes, the letters `n` or `t`, bytes
-/// below 0x20, the letter `u`.
+/// One bit per byte of a 64-byte block: quotes and bytes below 0x20 (the bytes that end a
+/// string's run, unless escaped), and backslashes.
 #[inline(always)]
-fn block_masks(block: &[u8; 64]) -> (u64, u64, u64, u64, u64) {
+fn block_masks(block: &[u8; 64]) -> (u64, u64) {
     use wide::u8x16;
-    let (mut quote, mut backslash, mut letter_n, mut control, mut letter_u) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let (mut quote_or_control, mut backslash) = (0u64, 0u64);
     for k in 0..4 {
         let mut lanes = [0u8; 16];
         lanes.copy_from_slice(&block[k * 16..k * 16 + 16]);
         let v = u8x16::new(lanes);
         let shift = k * 16;
-        quote |= u64::from(v.simd_eq(u8x16::splat(b'"')).to_bitmask()) << shift;
+        let stops = v.simd_eq(u8x16::splat(b'"')) | v.min(u8x16::splat(0x1f)).simd_eq(v);
+        quote_or_control |= u64::from(stops.to_bitmask()) << shift;
         backslash |= u64::from(v.simd_eq(u8x16::splat(b'\\')).to_bitmask()) << shift;
-        letter_n |= u64::from((v.simd_eq(u8x16::splat(b'n')) | v.simd_eq(u8x16::splat(b't'))).to_bitmask()) << shift;
-        letter_u |= u64::from(v.simd_eq(u8x16::splat(b'u')).to_bitmask()) << shift;
-        control |= u64::from(v.min(u8x16::splat(0x1f)).simd_eq(v).to_bitmask()) << shift;
     }
-    (quote, backslash, letter_n, control, letter_u)
+    (quote_or_control, backslash)
 }
 
 /// Scans the inside of a string from `i` (a byte not escaped) 64 bytes at a time and returns
 /// where the byte-by-byte loop must take over: the closing quote, a control byte, the backslash
-/// of an escape other than `\n`, `\t`, `\"`, `\\` and a well-formed `\uXXXX` (those it checks
-/// here), or the last bytes of the line. Which bytes are escaped is worked out for the whole
-/// block at once from the runs of backslashes, so escapes cost no branch.
+/// of an escape that is not well-formed, or the last bytes of the line. Which bytes are escaped
+/// is worked out for the whole block at once from the runs of backslashes; the escaped bytes
+/// (a few per block) are then checked one by one.
 #[inline(never)]
 fn string_blocks(b: &[u8], mut i: usize, escaped: &mut bool) -> usize {
     const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
     // The first byte of the block is escaped by a backslash that ended the previous one.
     let mut carry = 0u64;
     while let Some(block) = b.get(i..i + 64) {
-        let (quote, backslash, letter_n, control, letter_u) = block_masks(block.try_into().unwrap_or(&[0; 64]));
+        let block: &[u8; 64] = block.try_into().unwrap_or(&[0; 64]);
+        let (quote_or_control, backslash) = block_masks(block);
         // Which bytes are escaped (follow an odd run of backslashes), branch-free.
         let potential = backslash & !carry;
         let code = (((potential << 1) | ODD).wrapping_sub(potential)) ^ ODD;
         let escaped_bytes = code ^ (potential | carry);
         let escapes = code & backslash;
-        let mut odd_escape = escaped_bytes & !(letter_n | quote | backslash | letter_u);
-        let mut unicode = escaped_bytes & letter_u;
-        while unicode != 0 {
-            let p = i + unicode.trailing_zeros() as usize;
-            if !b.get(p + 1..p + 5).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-                odd_escape |= unicode & unicode.wrapping_neg();
+        // Escaped bytes that do not make a well-formed escape.
+        let mut odd_escape = 0u64;
+        let mut letters = escaped_bytes & !backslash;
+        while letters != 0 {
+            let p = letters.trailing_zeros() as usize;
+            let well_formed = match ESCAPE_LEN[usize::from(block[p])] {
+                2 => true,
+                6 => b.get(i + p + 1..i + p + 5).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)),
+                _ => false,
+            };
+            if !well_formed {
+                odd_escape |= letters & letters.wrapping_neg();
             }
-            unicode &= unicode - 1;
+            letters &= letters - 1;
         }
-        let direct = (quote | control) & !escaped_bytes;
+        let direct = quote_or_control & !escaped_bytes;
         if odd_escape | direct != 0 {
             // The first stop: a direct one at its byte, an odd escape at its backslash.
             let at_direct = if direct != 0 { i + direct.trailing_zeros() as usize } else { usize::MAX };
@@ -847,6 +852,8 @@ pub(crate) mod tests {
             b"\\x",
             b"\\/",
             b"\\r",
+            b"\\b",
+            b"\\f",
             b"n",
             b"t",
             b"u",
