@@ -377,21 +377,34 @@ fn usage_members(raw: &[u8]) -> Option<Option<UsageTotals>> {
 }
 
 /// Calls `f` with each member of the object `a` (valid JSON text): its raw key and where its
-/// value lies. `None` (having stopped) at a key that holds an escape.
+/// value lies. `None` (having stopped) at a key that holds an escape. Keys and numbers, the
+/// whole of a usage object but its `cost`, are read byte by byte: they are a few bytes long.
 fn members(a: &[u8], mut f: impl FnMut(&[u8], usize, usize)) -> Option<()> {
-    use crate::json::raw::{skip_string, skip_value, ws};
+    use crate::json::raw::{skip_value, ws};
     let mut i = ws(a, 1);
     loop {
         match a.get(i) {
             Some(b'"') => {
-                let key_end = skip_string(a, i);
-                let key = &a[i + 1..key_end - 1];
-                if key.contains(&b'\\') {
-                    return None;
+                let key_start = i + 1;
+                let mut key_end = key_start;
+                loop {
+                    match a.get(key_end)? {
+                        b'"' => break,
+                        b'\\' => return None,
+                        _ => key_end += 1,
+                    }
                 }
-                let value = ws(a, ws(a, key_end) + 1);
-                let end = skip_value(a, value);
-                f(key, value, end);
+                let value = ws(a, ws(a, key_end + 1) + 1);
+                let end = match a.get(value) {
+                    Some(b'-' | b'0'..=b'9') => {
+                        let digits = a[value + 1..]
+                            .iter()
+                            .position(|c| !matches!(c, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'));
+                        digits.map_or(a.len(), |n| value + 1 + n)
+                    }
+                    _ => skip_value(a, value),
+                };
+                f(&a[key_start..key_end], value, end);
                 i = ws(a, end);
             }
             Some(b',') => i = ws(a, i + 1),
