@@ -3,7 +3,9 @@
 //! usage copied into forks and clones. Read with the validating scan; only usage objects are
 //! parsed.
 
+use std::borrow::Cow;
 use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::Arc;
 
 use bumpalo::Bump;
 use smallvec::SmallVec;
@@ -51,7 +53,7 @@ pub struct UsageEvent {
     pub source: Source,
     /// The breakdown key: `provider/model` (assistants: `responseModel ?? model`), or
     /// `Tools/summaries` for tool results and summaries, as `getUsageCostBreakdown` keys it.
-    pub model: String,
+    pub model: Arc<str>,
     /// Token and cost amounts.
     pub amounts: UsageTotals,
     /// Identity of the usage's content (entry timestamp, source, usage object): equal for a
@@ -65,7 +67,7 @@ pub struct MessageEvent {
     /// The entry's time in ms.
     pub time_ms: f64,
     /// `message.role` (empty when not a string).
-    pub role: String,
+    pub role: Cow<'static, str>,
     /// Names of the assistant's tool calls.
     pub tool_calls: SmallVec<[String; 2]>,
     /// A tool result with `isError: true`.
@@ -128,6 +130,64 @@ pub struct UsageBuilder {
     header_seen: bool,
     error: Option<LoadError>,
     arena: Bump,
+    models: ModelKeys,
+}
+
+/// The `provider/model` keys of a file, each made once for a run of events with the same raw
+/// provider and model.
+#[derive(Default)]
+struct ModelKeys {
+    /// The raw fields of the event at hand, then of the last key made.
+    fields: Vec<u8>,
+    last_fields: Vec<u8>,
+    last: Option<Arc<str>>,
+    tools: Option<Arc<str>>,
+}
+
+impl ModelKeys {
+    /// `${provider}/${model}`.
+    fn key(&mut self, provider: &Field<'_>, model: &Field<'_>) -> Arc<str> {
+        self.fields.clear();
+        for f in [provider, model] {
+            let (tag, bytes): (u8, &[u8]) = match f {
+                Field::Absent => (0, b""),
+                Field::Null => (1, b""),
+                Field::Str(s) => (2, s.as_bytes()),
+                Field::Raw(r) => (3, r),
+            };
+            self.fields.push(tag);
+            self.fields.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+            self.fields.extend_from_slice(bytes);
+        }
+        if let Some(last) = &self.last
+            && self.fields == self.last_fields
+        {
+            return last.clone();
+        }
+        let key: Arc<str> = format!("{}/{}", template(provider), template(model)).into();
+        std::mem::swap(&mut self.fields, &mut self.last_fields);
+        self.last = Some(key.clone());
+        key
+    }
+
+    /// `Tools/summaries`, the key of tool results and summaries.
+    fn tools(&mut self) -> Arc<str> {
+        self.tools.get_or_insert_with(|| Arc::from("Tools/summaries")).clone()
+    }
+}
+
+/// A role as a string: the usual ones without allocating.
+fn role_name(role: &Field<'_>) -> Cow<'static, str> {
+    match role.as_str() {
+        None => Cow::Borrowed(""),
+        Some(r) => match r.as_bytes() {
+            b"user" => Cow::Borrowed("user"),
+            b"assistant" => Cow::Borrowed("assistant"),
+            b"toolResult" => Cow::Borrowed("toolResult"),
+            b"system" => Cow::Borrowed("system"),
+            _ => Cow::Owned(r.to_str_lossy().into_owned()),
+        },
+    }
 }
 
 impl UsageBuilder {
@@ -163,6 +223,7 @@ impl UsageBuilder {
     fn take(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan<'_>) -> Result<(), LoadError> {
         let out = &mut self.out;
         let arena = &mut self.arena;
+        let models = &mut self.models;
         if is_blank(line.bytes) {
             return Ok(());
         }
@@ -213,7 +274,7 @@ impl UsageBuilder {
         }
         let ts_raw = sc.field(b, "timestamp").map_or(&b[..0], |s| &b[s.start as usize..s.end as usize]);
         let time = f("timestamp").time_value();
-        let add = |source: Source, model: String, span: Span, out: &mut FileUsage| {
+        let add = |source: Source, model: Arc<str>, span: Span, out: &mut FileUsage| {
             let raw = &b[span.start as usize..span.end as usize];
             let Some(amounts) = crate::stats::usage_amounts(raw, span.kind) else {
                 out.diagnostics.push(Diagnostic {
@@ -229,7 +290,7 @@ impl UsageBuilder {
         match ty.as_str().map(|t| t.as_bytes()) {
             Some(b"usage") => match sc.field(b, "usage") {
                 Some(span) => {
-                    let model = format!("{}/{}", template(&f("provider")), template(&f("model")));
+                    let model = models.key(&f("provider"), &f("model"));
                     add(Source::UsageEntry, model, span, out);
                 }
                 None => out.diagnostics.push(Diagnostic {
@@ -241,14 +302,14 @@ impl UsageBuilder {
             Some(t @ (b"compaction" | b"branch_summary")) => {
                 if let Some(span) = sc.field(b, "usage").filter(|s| truthy(b, *s)) {
                     let source = if t == b"compaction" { Source::Compaction } else { Source::BranchSummary };
-                    add(source, "Tools/summaries".into(), span, out);
+                    add(source, models.tools(), span, out);
                 }
             }
             Some(b"message") => {
                 let message_kind = sc.field(b, "message").map(|s| s.kind);
                 let mf = |k: &str| Field::from_span(b, sc.message_field(b, k));
                 let role = if message_kind == Some(SpanKind::Object) { mf("role") } else { Field::Absent };
-                let role_name = role.as_str().map(|r| r.to_str_lossy().into_owned()).unwrap_or_default();
+                let role_name = role_name(&role);
                 let message_time = if time.is_nan() { mf("timestamp").time_value() } else { time };
                 let mut event = MessageEvent {
                     time_ms: message_time,
@@ -257,7 +318,7 @@ impl UsageBuilder {
                     tool_error: false,
                     identity: identity(&[ts_raw, b"message", role_name.as_bytes(), mf_raw(b, sc, "timestamp")]),
                 };
-                match role_name.as_str() {
+                match &*role_name {
                     "assistant" => {
                         if let Some(c) = sc.message_field(b, "content").filter(|s| s.kind == SpanKind::Array) {
                             event.tool_calls = if sc.escaped_blocks {
@@ -273,7 +334,7 @@ impl UsageBuilder {
                             Field::Absent | Field::Null => mf("model"),
                             m => m,
                         };
-                        let model = format!("{}/{}", template(&mf("provider")), template(&model_field));
+                        let model = models.key(&mf("provider"), &model_field);
                         match sc.message_field(b, "usage") {
                             Some(span) => add(Source::Assistant, model, span, out),
                             None => out.diagnostics.push(Diagnostic {
@@ -286,7 +347,7 @@ impl UsageBuilder {
                     "toolResult" => {
                         event.tool_error = mf("isError") == Field::Raw(std::borrow::Cow::Borrowed(b"true"));
                         if let Some(span) = sc.message_field(b, "usage").filter(|s| truthy(b, *s)) {
-                            add(Source::ToolResult, "Tools/summaries".into(), span, out);
+                            add(Source::ToolResult, models.tools(), span, out);
                         }
                     }
                     _ => {}
@@ -353,7 +414,7 @@ fn slow_line(v: &Value<'_>, line: u64, offset: u64, out: &mut FileUsage) {
             return;
         }
         let id = identity(&[&ts, source.name().as_bytes(), json::to_json(usage).as_bytes()]);
-        out.events.push(UsageEvent { time_ms: time, source, model, amounts, identity: id });
+        out.events.push(UsageEvent { time_ms: time, source, model: model.into(), amounts, identity: id });
     };
     let ty = f("type");
     let tpl = |v: Option<&Value<'_>>| crate::stats::template(v);
@@ -374,7 +435,7 @@ fn slow_line(v: &Value<'_>, line: u64, offset: u64, out: &mut FileUsage) {
         let message_time = if time.is_nan() { Field::from_value(get("timestamp")).time_value() } else { time };
         let mut event = MessageEvent {
             time_ms: message_time,
-            role: role.clone(),
+            role: role.clone().into(),
             tool_calls: SmallVec::new(),
             tool_error: false,
             identity: identity(&[&ts, b"message", role.as_bytes(), &raw(get("timestamp"))]),

@@ -373,9 +373,9 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
             Group::Monthly => d.map_or_else(|| "unknown".into(), |d| format!("{:04}-{:02}", d.year(), d.month())),
             Group::Session => usage.session_id.clone(),
             Group::Project => usage.cwd.clone(),
-            Group::Model => e.model.clone(),
+            Group::Model => e.model.to_string(),
         };
-        let model = (opts.breakdown && opts.group != Group::Model).then(|| e.model.clone());
+        let model = (opts.breakdown && opts.group != Group::Model).then(|| e.model.to_string());
         let source = opts.by_source.then_some(e.source);
         acc.rows.entry((group.clone(), model.clone(), source)).or_default().add(&e.amounts);
         if model.is_some() || source.is_some() {
