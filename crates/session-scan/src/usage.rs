@@ -2,6 +2,7 @@
 //! copied into forks and clones counted once (see `session_core::usage`).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -323,11 +324,13 @@ impl Days {
         Some(d)
     }
 
-    /// `d.to_string()`, kept for the last day.
-    fn name(&self, d: jiff::civil::Date) -> String {
+    /// Writes `d` as `YYYY-MM-DD`, kept for the last day.
+    fn write_name(&self, d: jiff::civil::Date, out: &mut String) {
         match &self.last {
-            Some((last, _, _, name)) if *last == d => name.clone(),
-            _ => d.to_string(),
+            Some((last, _, _, name)) if *last == d => out.push_str(name),
+            _ => {
+                let _ = write!(out, "{d}");
+            }
         }
     }
 }
@@ -349,6 +352,7 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
         copied: Amounts::default(),
     };
     let mut days = Days::default();
+    let (mut key, mut group_key): (RowKey, RowKey) = Default::default();
     for e in &usage.events {
         let d = days.of(opts, e.time_ms);
         if !in_range(opts, d) {
@@ -361,25 +365,39 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
                 continue;
             }
         }
-        let group = match opts.group {
-            Group::Daily => d.map_or_else(|| "unknown".into(), |d| days.name(d)),
-            Group::Weekly => d.map_or_else(
-                || "unknown".into(),
-                |d| {
-                    let back = i64::from(d.weekday().to_monday_zero_offset());
-                    d.checked_sub(jiff::Span::new().days(back)).map_or_else(|_| d.to_string(), |m| m.to_string())
-                },
-            ),
-            Group::Monthly => d.map_or_else(|| "unknown".into(), |d| format!("{:04}-{:02}", d.year(), d.month())),
-            Group::Session => usage.session_id.clone(),
-            Group::Project => usage.cwd.clone(),
-            Group::Model => e.model.to_string(),
+        // The row's key, written into reused strings: most rows exist already.
+        let group = &mut key.0;
+        group.clear();
+        match (opts.group, d) {
+            (Group::Daily | Group::Weekly | Group::Monthly, None) => group.push_str("unknown"),
+            (Group::Daily, Some(d)) => days.write_name(d, group),
+            (Group::Weekly, Some(d)) => {
+                let back = i64::from(d.weekday().to_monday_zero_offset());
+                let monday = d.checked_sub(jiff::Span::new().days(back)).unwrap_or(d);
+                let _ = write!(group, "{monday}");
+            }
+            (Group::Monthly, Some(d)) => {
+                let _ = write!(group, "{:04}-{:02}", d.year(), d.month());
+            }
+            (Group::Session, _) => group.push_str(&usage.session_id),
+            (Group::Project, _) => group.push_str(&usage.cwd),
+            (Group::Model, _) => group.push_str(&e.model),
+        }
+        key.1 = match (opts.breakdown && opts.group != Group::Model, key.1.take()) {
+            (false, _) => None,
+            (true, Some(mut model)) => {
+                model.clear();
+                model.push_str(&e.model);
+                Some(model)
+            }
+            (true, None) => Some(e.model.to_string()),
         };
-        let model = (opts.breakdown && opts.group != Group::Model).then(|| e.model.to_string());
-        let source = opts.by_source.then_some(e.source);
-        acc.rows.entry((group.clone(), model.clone(), source)).or_default().add(&e.amounts);
-        if model.is_some() || source.is_some() {
-            acc.rows.entry((group, None, None)).or_default().add(&e.amounts);
+        key.2 = opts.by_source.then_some(e.source);
+        add_row(&mut acc.rows, &key, &e.amounts);
+        if key.1.is_some() || key.2.is_some() {
+            group_key.0.clear();
+            group_key.0.push_str(&key.0);
+            add_row(&mut acc.rows, &group_key, &e.amounts);
         }
     }
     let mut last_day = None;
@@ -406,6 +424,14 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
     acc.duplicates.merge(&extra.copied);
     if opts.group == Group::Session {
         acc.sessions.insert(usage.session_id.clone(), extra);
+    }
+}
+
+/// Adds amounts to a row, allocating its key only the first time.
+fn add_row(rows: &mut BTreeMap<RowKey, Amounts>, key: &RowKey, amounts: &UsageTotals) {
+    match rows.get_mut(key) {
+        Some(row) => row.add(amounts),
+        None => rows.entry(key.clone()).or_default().add(amounts),
     }
 }
 
@@ -453,7 +479,9 @@ mod tests {
                 let kept = days.of(&opts, ms);
                 assert_eq!(kept, expected, "{zone} {ms}");
                 let d = kept.unwrap();
-                assert_eq!(days.name(d), d.to_string());
+                let mut name = String::new();
+                days.write_name(d, &mut name);
+                assert_eq!(name, d.to_string());
                 checked += 1;
             }
             assert!(checked > 60_000);
