@@ -503,6 +503,7 @@ mod tests {
             r#"{"input":5,"cost":{"tot\u0061l":0.25,"total":1}}"#,
             r#"{"input":1e999,"cost":{"total":-1e999}}"#,
             r#"{}"#,
+            r#"{"x":[{"a":"]}\\\"","b":[]},[1,"}",true,false,null,[]]],"input":3,"s":"\\\\","cost":{"y":{"z":"\"}"},"total":1}}"#,
         ];
         for usage in usages {
             let arena = Bump::new();
