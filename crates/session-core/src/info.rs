@@ -129,15 +129,10 @@ impl InfoBuilder {
         if self.omitted.is_some() || is_blank(line.bytes) {
             return Ok(());
         }
-        let own;
-        let scanned = match scanned {
-            Some(scanned) => scanned,
-            None => {
-                own = json::scan_line(line.bytes);
-                own.as_ref().map_err(|e| *e)
-            }
+        let mut own = None;
+        let Ok(scanned) = json::made_or_scan(scanned, line.bytes, json::ScanOptions::default(), &mut own) else {
+            return Ok(());
         };
-        let Ok(scanned) = scanned else { return Ok(()) };
         if top_is_falsy(line.bytes, scanned) {
             return Ok(());
         }

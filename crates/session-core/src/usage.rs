@@ -227,15 +227,10 @@ impl UsageBuilder {
         if is_blank(line.bytes) {
             return Ok(());
         }
-        let own;
-        let scanned = match scanned {
-            Some(scanned) => scanned,
-            None => {
-                own = json::scan_line_with_tool_calls(line.bytes);
-                own.as_ref().map_err(|e| *e)
-            }
+        let mut own = None;
+        let Ok(sc) = json::made_or_scan(scanned, line.bytes, json::ScanOptions { tool_calls: true }, &mut own) else {
+            return Ok(());
         };
-        let Ok(sc) = scanned else { return Ok(()) };
         if top_is_falsy(line.bytes, sc) {
             return Ok(());
         }

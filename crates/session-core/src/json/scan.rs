@@ -146,6 +146,19 @@ pub fn scan_line_with_tool_calls(b: &[u8]) -> Result<Scanned, ScanError> {
     Ok(out)
 }
 
+/// The scan made ahead of time when there is one, else the line's scan made now into `slot`.
+pub fn made_or_scan<'s>(
+    made: LineScan<'s>,
+    line: &[u8],
+    options: ScanOptions,
+    slot: &'s mut Option<Result<Scanned, ScanError>>,
+) -> Result<&'s Scanned, ScanError> {
+    match made {
+        Some(made) => made,
+        None => slot.insert(scan_line_with(line, options)).as_ref().map_err(|e| *e),
+    }
+}
+
 /// [`scan_line`] with its options.
 pub fn scan_line_with(b: &[u8], options: ScanOptions) -> Result<Scanned, ScanError> {
     if options.tool_calls { scan_line_with_tool_calls(b) } else { scan_line(b) }
