@@ -298,6 +298,9 @@ pub(crate) fn usage_amounts(raw: &[u8], kind: crate::json::scan::SpanKind) -> Op
     if kind != SpanKind::Object {
         return None;
     }
+    if let Some(amounts) = usage_in_pi_layout(raw) {
+        return Some(amounts);
+    }
     if let Some(read) = usage_members(raw) {
         return read;
     }
@@ -329,6 +332,34 @@ pub(crate) fn usage_amounts(raw: &[u8], kind: crate::json::scan::SpanKind) -> Op
         cache_write: f("cacheWrite").to_number(),
         cost: total,
     })
+}
+
+/// [`usage_amounts`] of a usage object laid out exactly as Pi writes it (every key once, in
+/// Pi's order, no spaces, numbers only), read by matching its keys in place; `None` for any other
+/// layout.
+fn usage_in_pi_layout(a: &[u8]) -> Option<UsageTotals> {
+    use crate::field::Field;
+    let mut at = 0;
+    let mut number_after = |key: &[u8]| {
+        if !a[at..].starts_with(key) {
+            return None;
+        }
+        let start = at + key.len();
+        let (end, _) = crate::json::scan::number(a, start).ok()?;
+        at = end;
+        Some(Field::Raw(std::borrow::Cow::Borrowed(&a[start..end])).to_number())
+    };
+    let input = number_after(b"{\"input\":")?;
+    let output = number_after(b",\"output\":")?;
+    let cache_read = number_after(b",\"cacheRead\":")?;
+    let cache_write = number_after(b",\"cacheWrite\":")?;
+    number_after(b",\"totalTokens\":")?;
+    number_after(b",\"cost\":{\"input\":")?;
+    number_after(b",\"output\":")?;
+    number_after(b",\"cacheRead\":")?;
+    number_after(b",\"cacheWrite\":")?;
+    let cost = number_after(b",\"total\":")?;
+    (&a[at..] == b"}}").then_some(UsageTotals { input, output, cache_read, cache_write, cost })
 }
 
 /// [`usage_amounts`] by walking the members of the usage object (valid JSON, already scanned
@@ -378,33 +409,24 @@ fn usage_members(raw: &[u8]) -> Option<Option<UsageTotals>> {
 
 /// Calls `f` with each member of the object `a` (valid JSON text): its raw key and where its
 /// value lies. `None` (having stopped) at a key that holds an escape. Keys and numbers, the
-/// whole of a usage object but its `cost`, are read byte by byte: they are a few bytes long.
+/// whole of a usage object but its `cost`, are read with the scan's word-at-a-time code.
 fn members(a: &[u8], mut f: impl FnMut(&[u8], usize, usize)) -> Option<()> {
     use crate::json::raw::{skip_value, ws};
+    use crate::json::scan::{number, string};
     let mut i = ws(a, 1);
     loop {
         match a.get(i) {
             Some(b'"') => {
-                let key_start = i + 1;
-                let mut key_end = key_start;
-                loop {
-                    match a.get(key_end)? {
-                        b'"' => break,
-                        b'\\' => return None,
-                        _ => key_end += 1,
-                    }
+                let (key_end, escaped) = string(a, i).ok()?;
+                if escaped {
+                    return None;
                 }
-                let value = ws(a, ws(a, key_end + 1) + 1);
+                let value = ws(a, ws(a, key_end) + 1);
                 let end = match a.get(value) {
-                    Some(b'-' | b'0'..=b'9') => {
-                        let digits = a[value + 1..]
-                            .iter()
-                            .position(|c| !matches!(c, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'));
-                        digits.map_or(a.len(), |n| value + 1 + n)
-                    }
+                    Some(b'-' | b'0'..=b'9') => number(a, value).ok()?.0,
                     _ => skip_value(a, value),
                 };
-                f(&a[key_start..key_end], value, end);
+                f(&a[i + 1..key_end - 1], value, end);
                 i = ws(a, end);
             }
             Some(b',') => i = ws(a, i + 1),
@@ -503,6 +525,13 @@ mod tests {
             r#"{"input":5,"cost":{"tot\u0061l":0.25,"total":1}}"#,
             r#"{"input":1e999,"cost":{"total":-1e999}}"#,
             r#"{}"#,
+            r#"{"input":4474,"output":1975,"cacheRead":31870,"cacheWrite":9546,"totalTokens":47865,"cost":{"input":0.013422,"output":0.029625000000000002,"cacheRead":0.009561,"cacheWrite":0.0357975,"total":0.0884055}}"#,
+            r#"{"input":-1,"output":1e2,"cacheRead":12345678901234567,"cacheWrite":0,"totalTokens":1,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":-0.5e-3}}"#,
+            r#"{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":1},"input":7}"#,
+            r#"{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":1,"total":2}}"#,
+            r#"{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":"1"}}"#,
+            r#"{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":1}}"#,
+            r#"{"input":1e999,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":3}}"#,
             r#"{"x":[{"a":"]}\\\"","b":[]},[1,"}",true,false,null,[]]],"input":3,"s":"\\\\","cost":{"y":{"z":"\"}"},"total":1}}"#,
         ];
         for usage in usages {
@@ -517,6 +546,12 @@ mod tests {
                 t
             });
             assert_eq!(format!("{raw:?}"), format!("{full:?}"), "{usage}");
+        }
+        // Pi's layout is read in place (the object of Pi's writer), and a layout one key off is not.
+        let pi = usages.iter().find(|u| u.contains("0.0884055")).unwrap();
+        assert_eq!(usage_in_pi_layout(pi.as_bytes()).map(|u| (u.input, u.cost)), Some((4474.0, 0.0884055)));
+        for near in usages.iter().filter(|u| u.contains("\"total\":1,\"total\"") || u.ends_with(",\"input\":7}")) {
+            assert!(usage_in_pi_layout(near.as_bytes()).is_none(), "{near}");
         }
         // The members are read, not the scan's fallback: a raw reading of the second object.
         let raw = usage_members(usages[1].as_bytes()).unwrap().unwrap();

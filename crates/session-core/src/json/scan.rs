@@ -544,7 +544,7 @@ fn literal(b: &[u8], i: usize, word: &[u8]) -> Result<usize, ScanError> {
 }
 
 /// Reads a number; returns where it ends and whether it has an exponent.
-fn number(b: &[u8], mut i: usize) -> Result<(usize, bool), ScanError> {
+pub(crate) fn number(b: &[u8], mut i: usize) -> Result<(usize, bool), ScanError> {
     let start = i;
     let digits = |b: &[u8], mut i: usize| {
         let s = i;
@@ -632,7 +632,7 @@ pub(crate) fn specials(w: u64) -> u64 {
 /// and whether it holds escapes. A string that closes within its first sixteen bytes, without
 /// escapes (most keys, ids and names), is read here inline; any other goes to [`string_long`].
 #[inline(always)]
-fn string(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
+pub(crate) fn string(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
     if let Some(chunk) = b.get(open + 1..open + 17) {
         let w = u64::from_le_bytes(chunk[..8].try_into().unwrap_or([0; 8]));
         let m = specials(w);
