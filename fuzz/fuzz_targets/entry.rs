@@ -2,11 +2,11 @@
 //! calls of a message's content, and a parsed value written back parses to the same value.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use session_core::json::{Value, parse_value, scan::SpanKind, scan_line, scan_line_with_tool_calls, to_json};
+use session_core::json::{Value, parse_value, scan::SpanKind, scan_line, scan_line_with_blocks, to_json};
 
 fuzz_target!(|data: &[u8]| {
     let scanned = scan_line(data);
-    let with_calls = scan_line_with_tool_calls(data);
+    let with_calls = scan_line_with_blocks(data);
     assert_eq!(scanned.is_ok(), with_calls.is_ok());
     let arena = bumpalo::Bump::new();
     let parsed = parse_value(data, &arena);

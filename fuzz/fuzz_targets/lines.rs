@@ -25,8 +25,8 @@ fuzz_target!(|data: &[u8]| {
     }
     assert_eq!(session_core::lines::count_lines(data), lines.len());
     for rule in [LineRule::Newline, LineRule::Readline] {
-        for tool_calls in [false, true] {
-            let options = ScanOptions { tool_calls };
+        for blocks in [false, true] {
+            let options = ScanOptions { blocks };
             let mut fused = ScannedLines::new(data, rule, options);
             for split in Lines::new(data, rule) {
                 let (line, scanned) = fused.next().expect("as many lines");

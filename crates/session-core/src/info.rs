@@ -130,7 +130,8 @@ impl InfoBuilder {
             return Ok(());
         }
         let mut own = None;
-        let Ok(scanned) = json::made_or_scan(scanned, line.bytes, json::ScanOptions::default(), &mut own) else {
+        let options = json::ScanOptions { blocks: self.texts };
+        let Ok(scanned) = json::made_or_scan(scanned, line.bytes, options, &mut own) else {
             return Ok(());
         };
         if top_is_falsy(line.bytes, scanned) {
@@ -201,7 +202,8 @@ impl InfoBuilder {
             target.push(b' ');
         }
         let start = target.len();
-        let fast = scanned.message_field(line, "content").and_then(|span| content_text(line, span, target));
+        let recorded = (scanned.blocks_recorded && !scanned.escaped_blocks).then_some(&scanned.text_blocks[..]);
+        let fast = scanned.message_field(line, "content").and_then(|span| content_text(line, span, recorded, target));
         let extracted = match fast {
             Some(ok) => ok,
             None => {
@@ -273,16 +275,39 @@ impl InfoBuilder {
 /// `out`, without building it: `Some(true)`, `Some(false)` where the reference throws, and `None`
 /// when an unusual shape (escaped keys, non-string texts) needs the full parse (`out` may then
 /// hold a part, for the caller to cut).
-fn content_text(line: &[u8], span: json::Span, out: &mut Vec<u8>) -> Option<bool> {
+fn content_text(
+    line: &[u8],
+    span: json::Span,
+    recorded: Option<&[Option<json::Span>]>,
+    out: &mut Vec<u8>,
+) -> Option<bool> {
     let raw = &line[span.start as usize..span.end as usize];
-    match span.kind {
-        SpanKind::Str { escaped } => {
+    match (span.kind, recorded) {
+        (SpanKind::Str { escaped }, _) => {
             crate::field::append_decoded(raw, escaped, out);
             Some(true)
         }
-        SpanKind::Array => blocks_text(raw, out),
+        (SpanKind::Array, Some(texts)) => recorded_text(line, texts, out),
+        (SpanKind::Array, None) => blocks_text(raw, out),
         _ => Some(false),
     }
+}
+
+/// [`blocks_text`] from the `text` of each text block as the scan recorded them.
+fn recorded_text(line: &[u8], texts: &[Option<json::Span>], out: &mut Vec<u8>) -> Option<bool> {
+    for (k, text) in texts.iter().enumerate() {
+        if k > 0 {
+            out.push(b' ');
+        }
+        match text {
+            None | Some(json::Span { kind: SpanKind::Null, .. }) => {}
+            Some(json::Span { start, end, kind: SpanKind::Str { escaped } }) => {
+                crate::field::append_decoded(&line[*start as usize..*end as usize], *escaped, out);
+            }
+            Some(_) => return None, // a number or object as text: let the full parse convert it
+        }
+    }
+    Some(true)
 }
 
 /// The text blocks of a content array (raw, already validated JSON), joined with one space.
@@ -373,5 +398,54 @@ fn join_text(v: Option<&Value<'_>>, out: &mut Vec<u8>) {
                 join_text(Some(item), out);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text of a content array from the text blocks the scan records is the text the raw
+    /// walk finds (`extractTextContent`, §9), on every shape a block can take; the shapes the walk
+    /// leaves to the full parse are left to it by both, and escapes are flagged.
+    #[test]
+    fn recorded_text_blocks_give_the_walked_text() {
+        let contents = [
+            r#"[{"type":"text","text":"a"},{"type":"thinking","thinking":"t"},{"type":"text","text":"b\n\"c\""}]"#,
+            r#"[{"type":"text"},{"type":"text","text":null},{"type":"text","text":""},{"type":"text","text":"x"}]"#,
+            r#"[{"text":"before","type":"text"},{"type":"text","text":"one","text":"two"},{"type":"text","type":"image","text":"no"}]"#,
+            r#"[{"type":"image","data":"zz"},{"type":"toolCall","name":"bash","arguments":{"type":"text","text":"inner"}},[{"type":"text","text":"nested"}],1,"s"]"#,
+            r#"[{"type":"text","text":7}]"#,
+            r#"[{"type":"text","text":{"a":1}}]"#,
+            r#"[ { "type" : "text" , "text" : "spaced" } , { "type":"text","text":"\u00e9\ud83d\ude00" } ]"#,
+            r#"[{"type":["text"],"text":"not a type"},{"type":"Text","text":"case"}]"#,
+            "[]",
+        ];
+        let mut checked = 0;
+        for content in contents {
+            let line = format!(r#"{{"type":"message","message":{{"role":"user","content":{content}}}}}"#);
+            let b = line.as_bytes();
+            let sc = json::scan_line_with_blocks(b).unwrap();
+            assert!(sc.blocks_recorded && !sc.escaped_blocks, "{line}");
+            let span = sc.message_field(b, "content").unwrap();
+            let (mut recorded, mut walked) = (Vec::new(), Vec::new());
+            let from_scan = content_text(b, span, Some(&sc.text_blocks), &mut recorded);
+            let from_walk = content_text(b, span, None, &mut walked);
+            assert_eq!(from_scan, from_walk, "{line}");
+            if from_walk.is_some() {
+                assert_eq!(String::from_utf8_lossy(&recorded), String::from_utf8_lossy(&walked), "{line}");
+                checked += usize::from(!walked.is_empty());
+            }
+        }
+        assert!(checked >= 4, "too few texts compared: {checked}");
+        // A later `content` replaces the earlier one's blocks; an escaped key is flagged.
+        let line = r#"{"message":{"content":[{"type":"text","text":"a"}],"content":"s"}}"#;
+        assert!(json::scan_line_with_blocks(line.as_bytes()).unwrap().text_blocks.is_empty());
+        let line = r#"{"message":{"content":[{"type":"text","t\u0065xt":"a"}]}}"#;
+        assert!(json::scan_line_with_blocks(line.as_bytes()).unwrap().escaped_blocks);
+        // A plain scan records nothing and says so.
+        let line = r#"{"message":{"content":[{"type":"text","text":"a"}]}}"#;
+        let plain = json::scan_line(line.as_bytes()).unwrap();
+        assert!(!plain.blocks_recorded && plain.text_blocks.is_empty());
     }
 }

@@ -259,8 +259,8 @@ mod tests {
                 text.extend_from_slice(PIECES[(next() % PIECES.len() as u64) as usize]);
             }
             for rule in [LineRule::Newline, LineRule::Readline] {
-                for tool_calls in [false, true] {
-                    let options = ScanOptions { tool_calls };
+                for blocks in [false, true] {
+                    let options = ScanOptions { blocks };
                     let mut lines = ScannedLines::new(&text, rule, options);
                     let mut fused = Vec::new();
                     while let Some((line, scanned)) = lines.next() {

@@ -197,7 +197,7 @@ impl UsageBuilder {
     }
 
     /// [`UsageBuilder::line`] with the line's scan already made (lines scanned in parallel, with
-    /// [`json::scan_line_with_tool_calls`]); `None` scans it here.
+    /// [`json::scan_line_with_blocks`]); `None` scans it here.
     pub fn line_scanned(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan<'_>) -> bool {
         if self.error.is_some() {
             return false;
@@ -228,7 +228,7 @@ impl UsageBuilder {
             return Ok(());
         }
         let mut own = None;
-        let Ok(sc) = json::made_or_scan(scanned, line.bytes, json::ScanOptions { tool_calls: true }, &mut own) else {
+        let Ok(sc) = json::made_or_scan(scanned, line.bytes, json::ScanOptions { blocks: true }, &mut own) else {
             return Ok(());
         };
         if top_is_falsy(line.bytes, sc) {
@@ -316,8 +316,9 @@ impl UsageBuilder {
                 match &*role_name {
                     "assistant" => {
                         if let Some(c) = sc.message_field(b, "content").filter(|s| s.kind == SpanKind::Array) {
-                            event.tool_calls = if sc.escaped_blocks {
-                                // A block with escaped keys or type: read from the full value.
+                            event.tool_calls = if sc.escaped_blocks || !sc.blocks_recorded {
+                                // A block with escaped keys or type, or a scan that did not
+                                // record blocks: read from the full value.
                                 arena.reset();
                                 let raw = &b[c.start as usize..c.end as usize];
                                 json::parse_value(raw, arena).map(|v| tool_call_names_of(&v)).unwrap_or_default()

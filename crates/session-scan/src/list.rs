@@ -177,7 +177,8 @@ fn read_one(c: &Candidate, texts: bool, hide_internal: bool, buf: &mut Vec<u8>) 
         &c.path,
         session_core::lines::LineRule::Readline,
         buf,
-        session_core::json::ScanOptions::default(),
+        // With texts, the scan records the text blocks, so that they need no second walk.
+        session_core::json::ScanOptions { blocks: texts },
         || Taker::new(texts, hide_internal),
         |taker, line, scanned| taker.take(line, scanned),
     );

@@ -253,7 +253,7 @@ const FILES_PER_RUN: usize = 16;
 /// Reads one file's usage into `acc` (large files: mapped, lines scanned on all cores; others
 /// streamed through `buf`); a family member is kept for the counting of copies.
 fn read_file(opts: &Options, path: &Path, family: bool, buf: &mut Vec<u8>, acc: &mut Partial) {
-    let scan = session_core::json::ScanOptions { tool_calls: true };
+    let scan = session_core::json::ScanOptions { blocks: true };
     let read = crate::read::fold_lines(path, LineRule::Newline, buf, scan, UsageBuilder::default, |b, line, s| {
         b.line_scanned(line, s)
     });

@@ -64,10 +64,16 @@ pub struct Scanned {
     pub overflow: bool,
     /// The objects of the last `message.content` (when it is an array) whose `type` is the
     /// string `toolCall`, in order: the span of each one's `name`, `None` when it has none.
-    /// Recorded by [`scan_line_with_tool_calls`] only.
+    /// Recorded by [`scan_line_with_blocks`] only.
     pub tool_calls: SmallVec<[Option<Span>; 2]>,
-    /// A key of a content block, or a block's `type`, holds an escape: `tool_calls` may miss
-    /// blocks, and the content must be read some other way.
+    /// The objects of the last `message.content` (when it is an array) whose `type` is the
+    /// string `text`, in order: the span of each one's `text`, `None` when it has none.
+    /// Recorded by [`scan_line_with_blocks`] only.
+    pub text_blocks: SmallVec<[Option<Span>; 2]>,
+    /// `tool_calls` and `text_blocks` were recorded (the scan was [`scan_line_with_blocks`]).
+    pub blocks_recorded: bool,
+    /// A key of a content block, or a block's `type`, holds an escape: `tool_calls` and
+    /// `text_blocks` may miss blocks, and the content must be read some other way.
     pub escaped_blocks: bool,
 }
 
@@ -81,6 +87,8 @@ impl Scanned {
         self.null_in_content = false;
         self.overflow = false;
         self.tool_calls.clear();
+        self.text_blocks.clear();
+        self.blocks_recorded = false;
         self.escaped_blocks = false;
     }
 
@@ -124,14 +132,14 @@ pub type LineScan<'s> = Option<Result<&'s Scanned, ScanError>>;
 /// What a scan records beyond the fields.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ScanOptions {
-    /// Record the tool calls of the message's content ([`Scanned::tool_calls`]), at a small
-    /// cost to every line.
-    pub tool_calls: bool,
+    /// Record the tool calls and text blocks of the message's content ([`Scanned::tool_calls`],
+    /// [`Scanned::text_blocks`]), at a small cost to every line.
+    pub blocks: bool,
 }
 
 /// Scans one line. Whitespace is JSON's (space, tab, CR, LF); anything else outside the value
 /// is an error, as it is for `JSON.parse`. `tool_calls` is left empty: see
-/// [`scan_line_with_tool_calls`].
+/// [`scan_line_with_blocks`].
 pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
     let mut out = Scanned::default();
     scan::<false, WHOLE>(b, &mut out)?;
@@ -140,7 +148,7 @@ pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
 
 /// [`scan_line`] that also records the tool calls of the message's content
 /// ([`Scanned::tool_calls`]).
-pub fn scan_line_with_tool_calls(b: &[u8]) -> Result<Scanned, ScanError> {
+pub fn scan_line_with_blocks(b: &[u8]) -> Result<Scanned, ScanError> {
     let mut out = Scanned::default();
     scan::<true, WHOLE>(b, &mut out)?;
     Ok(out)
@@ -161,7 +169,7 @@ pub fn made_or_scan<'s>(
 
 /// [`scan_line`] with its options.
 pub fn scan_line_with(b: &[u8], options: ScanOptions) -> Result<Scanned, ScanError> {
-    if options.tool_calls { scan_line_with_tool_calls(b) } else { scan_line(b) }
+    if options.blocks { scan_line_with_blocks(b) } else { scan_line(b) }
 }
 
 /// Scans the line that starts `rest` into `out` and finds where it ends in the same pass:
@@ -178,7 +186,7 @@ pub fn scan_line_at(
     let scanned = if rest.len() >= u32::MAX as usize {
         Err(ScanError { offset: 0, reason: "line of 4 GiB or more" })
     } else {
-        match (rule, options.tool_calls) {
+        match (rule, options.blocks) {
             (LineRule::Newline, false) => scan::<false, NEWLINE>(rest, out),
             (LineRule::Newline, true) => scan::<true, NEWLINE>(rest, out),
             (LineRule::Readline, false) => scan::<false, READLINE>(rest, out),
@@ -219,11 +227,12 @@ const READLINE: u8 = 2;
 
 /// Scans a value and the whitespace after it into `out`; returns where that ends (the input's
 /// end, or a line terminator under `ENDS`).
-fn scan<const TOOL_CALLS: bool, const ENDS: u8>(b: &[u8], out: &mut Scanned) -> Result<usize, ScanError> {
+fn scan<const BLOCKS: bool, const ENDS: u8>(b: &[u8], out: &mut Scanned) -> Result<usize, ScanError> {
     if b.len() >= u32::MAX as usize {
         return Err(ScanError { offset: 0, reason: "line of 4 GiB or more" });
     }
     out.clear();
+    out.blocks_recorded = BLOCKS;
     let mut st = State::new(out);
     let mut stack = Frames::default();
     let mut i = skip_ws::<ENDS>(b, 0);
@@ -246,7 +255,7 @@ fn scan<const TOOL_CALLS: bool, const ENDS: u8>(b: &[u8], out: &mut Scanned) -> 
                     i += 1;
                     SpanKind::Object
                 } else {
-                    i = key::<TOOL_CALLS, ENDS>(b, i, &mut st, stack.len())?;
+                    i = key::<BLOCKS, ENDS>(b, i, &mut st, stack.len())?;
                     continue 'value;
                 }
             }
@@ -295,7 +304,7 @@ fn scan<const TOOL_CALLS: bool, const ENDS: u8>(b: &[u8], out: &mut Scanned) -> 
         // After a value: record it, then close containers or move to the next element.
         loop {
             if let Some(kind) = finished.take() {
-                st.record::<TOOL_CALLS>(b, stack.len(), i, kind);
+                st.record::<BLOCKS>(b, stack.len(), i, kind);
             }
             i = skip_ws::<ENDS>(b, i);
             let Some(frame) = stack.last() else {
@@ -309,7 +318,7 @@ fn scan<const TOOL_CALLS: bool, const ENDS: u8>(b: &[u8], out: &mut Scanned) -> 
             match (frame, b.get(i)) {
                 (Frame::Object, Some(b',')) => {
                     i = skip_ws::<ENDS>(b, i + 1);
-                    i = key::<TOOL_CALLS, ENDS>(b, i, &mut st, stack.len())?;
+                    i = key::<BLOCKS, ENDS>(b, i, &mut st, stack.len())?;
                     continue 'value;
                 }
                 (Frame::Array, Some(b',')) => {
@@ -376,10 +385,11 @@ struct State<'o> {
     msg_start: usize,
     /// Which key of a content block is being scanned.
     block_key: BlockKey,
-    /// The content block being scanned has the `type` `toolCall` (so far).
-    block_is_call: bool,
-    /// The `name` of the content block being scanned.
+    /// The `type` of the content block being scanned (so far).
+    block_type: BlockType,
+    /// The `name` and `text` of the content block being scanned.
     block_name: Option<Span>,
+    block_text: Option<Span>,
     block_value_start: usize,
 }
 
@@ -390,6 +400,16 @@ enum BlockKey {
     Other,
     Type,
     Name,
+    Text,
+}
+
+/// The content block types the scan records.
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum BlockType {
+    #[default]
+    Other,
+    ToolCall,
+    Text,
 }
 
 impl<'o> State<'o> {
@@ -403,15 +423,16 @@ impl<'o> State<'o> {
             top_start: 0,
             msg_start: 0,
             block_key: BlockKey::Other,
-            block_is_call: false,
+            block_type: BlockType::Other,
             block_name: None,
+            block_text: None,
             block_value_start: 0,
         }
     }
 
     /// Records a value that ended at `end`, now that the stack has `depth` open containers.
     #[inline]
-    fn record<const TOOL_CALLS: bool>(&mut self, b: &[u8], depth: usize, end: usize, kind: SpanKind) {
+    fn record<const BLOCKS: bool>(&mut self, b: &[u8], depth: usize, end: usize, kind: SpanKind) {
         match depth {
             0 if kind != SpanKind::Object => self.out.top = Some(kind),
             1 => {
@@ -426,7 +447,7 @@ impl<'o> State<'o> {
                 }
                 self.in_content = false;
             }
-            3 | 4 if TOOL_CALLS && self.in_content => self.record_in_content(b, depth, end, kind),
+            3 | 4 if BLOCKS && self.in_content => self.record_in_content(b, depth, end, kind),
             3 if self.in_content && kind == SpanKind::Null => self.out.null_in_content = true,
             _ => {}
         }
@@ -437,21 +458,30 @@ impl<'o> State<'o> {
         if depth == 3 {
             // An item of the content ended.
             self.out.null_in_content |= kind == SpanKind::Null;
-            if kind == SpanKind::Object && self.block_is_call {
-                self.out.tool_calls.push(self.block_name);
+            if kind == SpanKind::Object {
+                match self.block_type {
+                    BlockType::ToolCall => self.out.tool_calls.push(self.block_name),
+                    BlockType::Text => self.out.text_blocks.push(self.block_text),
+                    BlockType::Other => {}
+                }
             }
-            self.block_is_call = false;
+            self.block_type = BlockType::Other;
             self.block_name = None;
+            self.block_text = None;
             return;
         }
         match std::mem::take(&mut self.block_key) {
             BlockKey::Other => {}
             BlockKey::Type => {
-                self.block_is_call =
-                    kind == SpanKind::Str { escaped: false } && &b[self.block_value_start..end] == b"\"toolCall\"";
+                self.block_type = match (kind, &b[self.block_value_start..end]) {
+                    (SpanKind::Str { escaped: false }, b"\"toolCall\"") => BlockType::ToolCall,
+                    (SpanKind::Str { escaped: false }, b"\"text\"") => BlockType::Text,
+                    _ => BlockType::Other,
+                };
                 self.out.escaped_blocks |= kind == SpanKind::Str { escaped: true };
             }
             BlockKey::Name => self.block_name = Some(value_span(self.block_value_start, end, kind)),
+            BlockKey::Text => self.block_text = Some(value_span(self.block_value_start, end, kind)),
         }
     }
 }
@@ -471,7 +501,7 @@ fn value_span(start: usize, end: usize, kind: SpanKind) -> Span {
 }
 
 /// Reads a key and its colon; returns the position of the value.
-fn key<const TOOL_CALLS: bool, const ENDS: u8>(
+fn key<const BLOCKS: bool, const ENDS: u8>(
     b: &[u8],
     i: usize,
     st: &mut State,
@@ -489,6 +519,7 @@ fn key<const TOOL_CALLS: bool, const ENDS: u8>(
             st.out.message_fields.clear();
             st.out.null_in_content = false;
             st.out.tool_calls.clear();
+            st.out.text_blocks.clear();
         }
     } else if depth == 2 && st.in_message {
         st.pending_msg = Some(span);
@@ -496,8 +527,10 @@ fn key<const TOOL_CALLS: bool, const ENDS: u8>(
         if st.in_content {
             st.out.null_in_content = false;
             st.out.tool_calls.clear();
-            st.block_is_call = false;
+            st.out.text_blocks.clear();
+            st.block_type = BlockType::Other;
             st.block_name = None;
+            st.block_text = None;
         }
         st.out.escaped_keys |= escaped;
     }
@@ -506,10 +539,11 @@ fn key<const TOOL_CALLS: bool, const ENDS: u8>(
         return Err(ScanError { offset: j, reason: "expected ':'" });
     }
     let value = skip_ws::<ENDS>(b, j + 1);
-    if TOOL_CALLS && depth == 4 && st.in_content {
+    if BLOCKS && depth == 4 && st.in_content {
         st.block_key = match &b[i + 1..end - 1] {
             b"type" => BlockKey::Type,
             b"name" => BlockKey::Name,
+            b"text" => BlockKey::Text,
             _ => BlockKey::Other,
         };
         st.block_value_start = value;
@@ -985,7 +1019,7 @@ pub(crate) mod tests {
             let line =
                 format!(r#"{{"type":"message","message":{{"role":"assistant","content":{content},"usage":1}}}}"#);
             let b = line.as_bytes();
-            let sc = scan_line_with_tool_calls(b).unwrap();
+            let sc = scan_line_with_blocks(b).unwrap();
             assert!(!sc.escaped_blocks, "{line}");
             let c = sc.message_field(b, "content").unwrap();
             let raw = &b[c.start as usize..c.end as usize];
@@ -1007,20 +1041,19 @@ pub(crate) mod tests {
             assert_eq!(scanned, walked, "{line}");
         }
         // What the list above holds, so that the comparison is not between two empty readings.
-        let sc =
-            scan_line_with_tool_calls(format!(r#"{{"message":{{"content":{}}}}}"#, contents[0]).as_bytes()).unwrap();
+        let sc = scan_line_with_blocks(format!(r#"{{"message":{{"content":{}}}}}"#, contents[0]).as_bytes()).unwrap();
         assert_eq!(sc.tool_calls.len(), 2);
         // A later `content` or `message` replaces the earlier one's calls.
         for line in [
             format!(r#"{{"message":{{"content":[{}],"content":"s"}}}}"#, call(r#""x""#)),
             format!(r#"{{"message":{{"content":[{}]}},"message":{{}}}}"#, call(r#""x""#)),
         ] {
-            assert!(scan_line_with_tool_calls(line.as_bytes()).unwrap().tool_calls.is_empty(), "{line}");
+            assert!(scan_line_with_blocks(line.as_bytes()).unwrap().tool_calls.is_empty(), "{line}");
         }
         // Escaped keys or types inside blocks are flagged (their reader takes the full value).
         for content in [r#"[{"typ\u0065":"toolCall","name":"x"}]"#, r#"[{"type":"tool\u0043all","name":"x"}]"#] {
             let line = format!(r#"{{"message":{{"content":{content}}}}}"#);
-            assert!(scan_line_with_tool_calls(line.as_bytes()).unwrap().escaped_blocks, "{line}");
+            assert!(scan_line_with_blocks(line.as_bytes()).unwrap().escaped_blocks, "{line}");
         }
     }
 }
