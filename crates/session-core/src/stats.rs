@@ -290,10 +290,9 @@ fn assistant_without_parsing(entry: &crate::session::Entry<'_>) -> Option<Assist
     })
 }
 
-/// `addUsageToTotals` on a raw usage object, read with the scan: `None` where Pi throws (not an
-/// object, or `cost` missing or `null`).
+/// `addUsageToTotals` on a raw usage object (valid JSON text) without building it, unless a key
+/// holds an escape: `None` where Pi throws (not an object, or `cost` missing or `null`).
 pub(crate) fn usage_amounts(raw: &[u8], kind: crate::json::scan::SpanKind) -> Option<UsageTotals> {
-    use crate::field::Field;
     use crate::json::scan::SpanKind;
     if kind != SpanKind::Object {
         return None;
@@ -304,34 +303,11 @@ pub(crate) fn usage_amounts(raw: &[u8], kind: crate::json::scan::SpanKind) -> Op
     if let Some(read) = usage_members(raw) {
         return read;
     }
-    let sc = crate::json::scan_line(raw).ok()?;
-    let f = |k: &str| Field::from_span(raw, sc.field(raw, k));
-    let cost = sc.field(raw, "cost");
-    let cost_scan = cost
-        .filter(|c| c.kind == SpanKind::Object)
-        .and_then(|c| crate::json::scan_line(&raw[c.start as usize..c.end as usize]).ok());
-    if sc.escaped_keys || cost_scan.as_ref().is_some_and(|c| c.escaped_keys) {
-        // Keys written with escapes: read from the full value.
-        let arena = Bump::new();
-        let mut totals = UsageTotals::default();
-        totals.add(&crate::json::parse_value(raw, &arena).ok()?)?;
-        return Some(totals);
-    }
-    let total = match cost?.kind {
-        SpanKind::Null => return None,
-        SpanKind::Object => {
-            let c = &raw[cost?.start as usize..cost?.end as usize];
-            Field::from_span(c, cost_scan?.field(c, "total")).to_number()
-        }
-        _ => f64::NAN,
-    };
-    Some(UsageTotals {
-        input: f("input").to_number(),
-        output: f("output").to_number(),
-        cache_read: f("cacheRead").to_number(),
-        cache_write: f("cacheWrite").to_number(),
-        cost: total,
-    })
+    // Keys written with escapes: read from the full value.
+    let arena = Bump::new();
+    let mut totals = UsageTotals::default();
+    totals.add(&crate::json::parse_value(raw, &arena).ok()?)?;
+    Some(totals)
 }
 
 /// [`usage_amounts`] of a usage object laid out exactly as Pi writes it (every key once, in
@@ -372,7 +348,7 @@ fn usage_members(raw: &[u8]) -> Option<Option<UsageTotals>> {
         Some((start, end)) => Field::from_span(raw, Some(raw_span(raw, start, end))),
     };
     let mut found: [Option<(usize, usize)>; 5] = [None; 5];
-    members(raw, |key, start, end| {
+    crate::json::raw::members(raw, 0, |key, start, end| {
         let slot = match key {
             b"input" => 0,
             b"output" => 1,
@@ -389,7 +365,7 @@ fn usage_members(raw: &[u8]) -> Option<Option<UsageTotals>> {
         Some((start, end)) if raw[start] == b'{' => {
             let cost = &raw[start..end];
             let mut total = None;
-            members(cost, |key, s, e| {
+            crate::json::raw::members(cost, 0, |key, s, e| {
                 if key == b"total" {
                     total = Some((start + s, start + e));
                 }
@@ -405,34 +381,6 @@ fn usage_members(raw: &[u8]) -> Option<Option<UsageTotals>> {
         cache_write: field(found[3]).to_number(),
         cost: total,
     }))
-}
-
-/// Calls `f` with each member of the object `a` (valid JSON text): its raw key and where its
-/// value lies. `None` (having stopped) at a key that holds an escape. Keys and numbers, the
-/// whole of a usage object but its `cost`, are read with the scan's word-at-a-time code.
-fn members(a: &[u8], mut f: impl FnMut(&[u8], usize, usize)) -> Option<()> {
-    use crate::json::raw::{skip_value, ws};
-    use crate::json::scan::{number, string};
-    let mut i = ws(a, 1);
-    loop {
-        match a.get(i) {
-            Some(b'"') => {
-                let (key_end, escaped) = string(a, i).ok()?;
-                if escaped {
-                    return None;
-                }
-                let value = ws(a, ws(a, key_end) + 1);
-                let end = match a.get(value) {
-                    Some(b'-' | b'0'..=b'9') => number(a, value).ok()?.0,
-                    _ => skip_value(a, value),
-                };
-                f(&a[i + 1..key_end - 1], value, end);
-                i = ws(a, end);
-            }
-            Some(b',') => i = ws(a, i + 1),
-            _ => return Some(()),
-        }
-    }
 }
 
 /// The scan's span of the raw value at `start..end`.

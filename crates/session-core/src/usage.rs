@@ -323,7 +323,14 @@ impl UsageBuilder {
                                 let raw = &b[c.start as usize..c.end as usize];
                                 json::parse_value(raw, arena).map(|v| tool_call_names_of(&v)).unwrap_or_default()
                             } else {
-                                sc.tool_calls.iter().map(|name| string_or_empty(b, *name)).collect()
+                                // A name that is not a string keys as `""`.
+                                sc.tool_calls
+                                    .iter()
+                                    .map(|name| {
+                                        let name = Field::from_span(b, *name);
+                                        name.as_str().map(|n| n.to_str_lossy().into_owned()).unwrap_or_default()
+                                    })
+                                    .collect()
                             };
                         }
                         let model_field = match mf("responseModel") {
@@ -368,16 +375,6 @@ fn truthy(b: &[u8], s: Span) -> bool {
 /// A field as a template literal prints it (`${v}`).
 fn template(f: &Field<'_>) -> String {
     crate::stats::template(f.to_value().as_ref())
-}
-
-/// A recorded value's text when it is a string, else `""` (a tool call's name as Pi keys it).
-fn string_or_empty(b: &[u8], span: Option<Span>) -> String {
-    match span {
-        Some(Span { start, end, kind: SpanKind::Str { escaped } }) => {
-            crate::field::decode_string(&b[start as usize..end as usize], escaped).to_str_lossy().into_owned()
-        }
-        _ => String::new(),
-    }
 }
 
 /// Names of `toolCall` blocks in a content value (empty when it is not an array).

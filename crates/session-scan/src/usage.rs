@@ -344,13 +344,8 @@ fn in_range(opts: &Options, d: Option<jiff::civil::Date>) -> bool {
 
 /// Adds one file's usage to `acc`; with `seen`, usage already counted is recorded as a copy.
 fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut HashSet<u64>>, acc: &mut Partial) {
-    let path_s = path.to_string_lossy().into_owned();
-    let mut extra = SessionExtra {
-        path: path_s.clone(),
-        cwd: usage.cwd.clone(),
-        parent: usage.parent_session.clone(),
-        copied: Amounts::default(),
-    };
+    // What an earlier session of the family already counted.
+    let mut copied = Amounts::default();
     let mut days = Days::default();
     let (mut key, mut group_key): (RowKey, RowKey) = Default::default();
     for e in &usage.events {
@@ -360,7 +355,7 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
         }
         let copy = seen.as_deref_mut().is_some_and(|s| !s.insert(e.identity));
         if copy {
-            extra.copied.add(&e.amounts);
+            copied.add(&e.amounts);
             if opts.group != Group::Session {
                 continue;
             }
@@ -421,8 +416,14 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
             last_day = Some(d);
         }
     }
-    acc.duplicates.merge(&extra.copied);
+    acc.duplicates.merge(&copied);
     if opts.group == Group::Session {
+        let extra = SessionExtra {
+            path: path.to_string_lossy().into_owned(),
+            cwd: usage.cwd.clone(),
+            parent: usage.parent_session.clone(),
+            copied,
+        };
         acc.sessions.insert(usage.session_id.clone(), extra);
     }
 }

@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used)] // test inputs are made here; a panic is a failed test
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use session_core::Session;
@@ -78,13 +80,7 @@ fn nesting_a_hundred_thousand_deep() {
 
 #[test]
 fn invalid_utf8_nul_bytes_and_noise_never_panic() {
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = common::xorshift(0x9e37_79b9_7f4a_7c15);
     for round in 0..200 {
         let mut f = format!("{HEADER}\n").into_bytes();
         for _ in 0..(next() % 40) {
@@ -94,11 +90,11 @@ fn invalid_utf8_nul_bytes_and_noise_never_panic() {
                 let at = (next() as usize) % l.len();
                 l[at] = [0u8, 0xff, 0xc3, b'"', b'\\', b'\r', b'{'][(next() % 7) as usize];
             }
-            if next() % 5 == 0 {
+            if next().is_multiple_of(5) {
                 l.truncate((next() as usize) % l.len());
             }
             f.extend_from_slice(&l);
-            f.push(if next() % 9 == 0 { b'\r' } else { b'\n' });
+            f.push(if next().is_multiple_of(9) { b'\r' } else { b'\n' });
         }
         assert!(exercise(&f) < Duration::from_secs(30), "round {round}");
     }

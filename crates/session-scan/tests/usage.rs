@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used)] // test inputs are made here; a panic is a failed test
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use session_scan::usage::{Group, Options, build};
@@ -165,13 +167,7 @@ fn reports_are_the_same_on_any_number_of_threads() {
     let dir = std::env::temp_dir().join(format!("session-scan-usage-threads-{}", std::process::id()));
     let project = dir.join("--w--");
     std::fs::create_dir_all(&project).unwrap();
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = common::xorshift(0x9e37_79b9_7f4a_7c15);
     for f in 0..300 {
         let mut text = HEADER.replace("\"P\"", &format!("\"S{f}\""));
         let mut parent = "null".to_string();

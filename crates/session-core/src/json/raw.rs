@@ -7,34 +7,47 @@
 #[allow(clippy::type_complexity)]
 pub fn block_fields(
     a: &[u8],
-    mut i: usize,
+    i: usize,
     other: &[u8],
 ) -> Option<(usize, Option<(usize, usize)>, Option<(usize, usize, u8)>)> {
-    let (mut ty, mut text) = (None, None);
-    i = ws(a, i + 1);
+    let (mut ty, mut text, mut escaped_type) = (None, None, false);
+    let end = members(a, i, |key, v, end| {
+        if key == b"type" {
+            ty = None;
+            if a[v] == b'"' {
+                escaped_type |= memchr::memchr(b'\\', &a[v + 1..end - 1]).is_some();
+                ty = Some((v + 1, end - 1));
+            }
+        } else if key == other {
+            text = Some((v, end, a[v]));
+        }
+    })?;
+    (!escaped_type).then_some((end, ty, text))
+}
+
+/// Calls `f` with each member of the object starting at `a[at]` (valid JSON text): its raw key
+/// and where its value lies; returns where the object ends. `None` (having stopped) at a key
+/// that holds an escape. Keys and numbers are read with the scan's word-at-a-time code.
+pub fn members(a: &[u8], at: usize, mut f: impl FnMut(&[u8], usize, usize)) -> Option<usize> {
+    use crate::json::scan::{number, string};
+    let mut i = ws(a, at + 1);
     loop {
-        match a.get(i)? {
-            b'}' => return Some((i + 1, ty, text)),
-            b',' => i = ws(a, i + 1),
-            b'"' => {
-                let key_end = skip_string(a, i);
-                let key = &a[i + 1..key_end - 1];
-                if memchr::memchr(b'\\', key).is_some() {
+        match a.get(i) {
+            Some(b'"') => {
+                let (key_end, escaped) = string(a, i).ok()?;
+                if escaped {
                     return None;
                 }
-                let v = ws(a, ws(a, key_end) + 1); // past the colon
-                let end = skip_value(a, v);
-                if key == b"type" {
-                    match a[v] {
-                        b'"' if memchr::memchr(b'\\', &a[v + 1..end - 1]).is_none() => ty = Some((v + 1, end - 1)),
-                        b'"' => return None,
-                        _ => ty = None,
-                    }
-                } else if key == other {
-                    text = Some((v, end, a[v]));
-                }
+                let value = ws(a, ws(a, key_end) + 1);
+                let end = match a.get(value) {
+                    Some(b'-' | b'0'..=b'9') => number(a, value).ok()?.0,
+                    _ => skip_value(a, value),
+                };
+                f(&a[i + 1..key_end - 1], value, end);
                 i = ws(a, end);
             }
+            Some(b',') => i = ws(a, i + 1),
+            Some(b'}') => return Some(i + 1),
             _ => return None,
         }
     }

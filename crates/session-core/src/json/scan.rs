@@ -141,17 +141,13 @@ pub struct ScanOptions {
 /// is an error, as it is for `JSON.parse`. `tool_calls` is left empty: see
 /// [`scan_line_with_blocks`].
 pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
-    let mut out = Scanned::default();
-    scan::<false, WHOLE>(b, &mut out)?;
-    Ok(out)
+    scan_line_with(b, ScanOptions::default())
 }
 
 /// [`scan_line`] that also records the tool calls of the message's content
 /// ([`Scanned::tool_calls`]).
 pub fn scan_line_with_blocks(b: &[u8]) -> Result<Scanned, ScanError> {
-    let mut out = Scanned::default();
-    scan::<true, WHOLE>(b, &mut out)?;
-    Ok(out)
+    scan_line_with(b, ScanOptions { blocks: true })
 }
 
 /// The scan made ahead of time when there is one, else the line's scan made now into `slot`.
@@ -169,7 +165,13 @@ pub fn made_or_scan<'s>(
 
 /// [`scan_line`] with its options.
 pub fn scan_line_with(b: &[u8], options: ScanOptions) -> Result<Scanned, ScanError> {
-    if options.blocks { scan_line_with_blocks(b) } else { scan_line(b) }
+    let mut out = Scanned::default();
+    if options.blocks {
+        scan::<true, WHOLE>(b, &mut out)?;
+    } else {
+        scan::<false, WHOLE>(b, &mut out)?;
+    }
+    Ok(out)
 }
 
 /// Scans the line that starts `rest` into `out` and finds where it ends in the same pass:
