@@ -185,7 +185,7 @@ pub fn for_each_line_chunked(
     mut f: impl FnMut(session_core::lines::Line<'_>) -> bool,
 ) -> std::io::Result<(u64, f64)> {
     let opened = open_regular(path)?;
-    stream_opened(opened, rule, buf, chunk, None, |line, _| f(line))
+    stream_opened(opened, rule, buf, chunk, None, StreamStart::default(), |line, _| f(line))
 }
 
 /// An open file and its metadata ([`open_regular`]).
@@ -200,7 +200,14 @@ fn for_each_scanned_line_opened(
     options: ScanOptions,
     f: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<(u64, f64)> {
-    stream_opened(opened, rule, buf, STREAM_CHUNK, Some(options), f)
+    stream_opened(opened, rule, buf, STREAM_CHUNK, Some(options), StreamStart::default(), f)
+}
+
+/// Where a stream starts: the file's position (already sought to) and the lines before it.
+#[derive(Debug, Clone, Copy, Default)]
+struct StreamStart {
+    offset: u64,
+    lines_before: u64,
 }
 
 /// Streams lines to `f`, scanned with `scan` when it is given (else with no scan).
@@ -210,9 +217,10 @@ fn stream_opened(
     buf: &mut Vec<u8>,
     chunk: u64,
     scan: Option<ScanOptions>,
+    start: StreamStart,
     f: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<(u64, f64)> {
-    let result = stream_lines(opened, rule, buf, chunk, scan, f);
+    let result = stream_lines(opened, rule, buf, chunk, scan, start, f);
     if buf.capacity() > MAX_KEPT_BUFFER {
         *buf = Vec::new();
     }
@@ -225,13 +233,14 @@ fn stream_lines(
     buf: &mut Vec<u8>,
     chunk: u64,
     scan: Option<ScanOptions>,
+    start: StreamStart,
     mut f: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<(u64, f64)> {
     use session_core::lines::{LineRule, Lines, ScannedLines};
     let chunk = chunk.max(1);
     let mtime = mtime_ms(&meta);
     buf.clear();
-    let (mut base, mut lines_before, mut eof) = (0u64, 0u64, false);
+    let (mut base, mut lines_before, mut eof) = (start.offset, start.lines_before, false);
     // Bytes of `buf` already searched for a terminator (so a long line is searched once).
     let mut searched = 0usize;
     loop {
@@ -322,9 +331,10 @@ fn stream_lines(
 /// at one group.
 pub const PARALLEL_LINES_MIN: u64 = 8 << 20;
 
-/// Larger files are streamed through the buffer, whose line limit bounds memory: a mapped file's
-/// pages count as resident while a line is searched, and a line can be as long as the file.
-pub const PARALLEL_LINES_MAX: u64 = 1 << 30;
+/// A round's cut searches this far for the next line start. A line that runs on further sends
+/// the rest of the file to the stream, whose line limit bounds memory: a mapped file's pages
+/// count as resident while a line is searched, and a line can be as long as the file.
+const LONG_LINE: usize = 64 << 20;
 
 /// A round scans this many bytes of a mapped file, in pieces on all cores.
 const ROUND_BYTES: usize = 4 << 20;
@@ -386,32 +396,39 @@ impl<'a> Piece<'a> {
 }
 
 /// The first line start at or after `at` in `bytes` (after a `\n`, which ends a line under
-/// either rule), else the end.
-fn line_start_from(bytes: &[u8], at: usize) -> usize {
+/// either rule), else the end; `None` when none is within `limit` bytes and the end is further.
+fn line_start_within(bytes: &[u8], at: usize, limit: usize) -> Option<usize> {
     if at == 0 || at >= bytes.len() {
-        return at.min(bytes.len());
+        return Some(at.min(bytes.len()));
     }
-    memchr::memchr(b'\n', &bytes[at - 1..]).map_or(bytes.len(), |p| at + p)
+    let window_end = at.saturating_add(limit).min(bytes.len());
+    match memchr::memchr(b'\n', &bytes[at - 1..window_end]) {
+        Some(p) => Some(at + p),
+        None if window_end == bytes.len() => Some(bytes.len()),
+        None => None,
+    }
 }
 
-/// Opens a file; if it has [`PARALLEL_LINES_MIN`] to [`PARALLEL_LINES_MAX`] bytes, maps it and
-/// calls `step` with each line under `rule` and its scan, in order, until `step` returns false.
-/// The file goes in rounds: each round's bytes are cut into pieces at line starts, and the
-/// pieces are split into lines and scanned on all cores, then handed over in order.
+/// Opens a file; if it has [`PARALLEL_LINES_MIN`] bytes or more, maps it and calls `step` with
+/// each line under `rule` and its scan, in order, until `step` returns false. The file goes in
+/// rounds: each round's bytes are cut into pieces at line starts, and the pieces are split into
+/// lines and scanned on all cores, then handed over in order. From a line longer than
+/// `long_line` on, the rest of the file is streamed through `buf`.
 fn for_each_scanned_line(
     path: &Path,
     rule: session_core::lines::LineRule,
     options: ScanOptions,
+    buf: &mut Vec<u8>,
+    long_line: usize,
     mut step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<ScannedPass> {
     use rayon::prelude::*;
-    let (file, meta) = open_regular(path)?;
-    if !(PARALLEL_LINES_MIN..=PARALLEL_LINES_MAX).contains(&meta.len()) || default_strategy() == ReadStrategy::Buffered
-    {
+    let (mut file, meta) = open_regular(path)?;
+    if meta.len() < PARALLEL_LINES_MIN || default_strategy() == ReadStrategy::Buffered {
         return Ok(ScannedPass::Stream((file, meta)));
     }
     let Ok(map) = crate::mmap::map(&file) else { return Ok(ScannedPass::Stream((file, meta))) };
-    let mtime = mtime_ms(&meta);
+    let (mtime, meta_len) = (mtime_ms(&meta), meta.len());
     let bytes: &[u8] = &map;
     let pieces = rayon::current_num_threads().max(1) * PIECES_PER_THREAD;
     let (mut pos, mut lines_before, mut released) = (0usize, 0u64, 0usize);
@@ -421,10 +438,25 @@ fn for_each_scanned_line(
     'rounds: while pos < bytes.len() {
         let mut starts = vec![pos];
         for k in 1..=pieces {
-            let next = line_start_from(bytes, pos.saturating_add(piece_bytes * k).max(*starts.last().unwrap_or(&pos)));
+            let from = pos.saturating_add(piece_bytes * k).max(*starts.last().unwrap_or(&pos));
+            let Some(next) = line_start_within(bytes, from, long_line) else { break };
             starts.push(next);
         }
         starts.dedup();
+        if starts.len() == 1 {
+            // A line of more than `long_line` bytes from here: the rest goes to the stream.
+            map.release(released..pos);
+            let truncated = map.truncated();
+            drop(map);
+            if truncated {
+                return open_regular(path).map(ScannedPass::Stream);
+            }
+            use std::io::{Seek, SeekFrom};
+            file.seek(SeekFrom::Start(pos as u64))?;
+            let start = StreamStart { offset: pos as u64, lines_before };
+            stream_opened((file, meta), rule, buf, STREAM_CHUNK, Some(options), start, step)?;
+            return Ok(ScannedPass::Done(meta_len, mtime));
+        }
         if scanned.len() < starts.len() - 1 {
             scanned.resize_with(starts.len() - 1, Piece::default);
         }
@@ -476,7 +508,7 @@ pub fn fold_lines<S>(
     mut step: impl FnMut(&mut S, session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<(S, u64, f64)> {
     let mut state = init();
-    match for_each_scanned_line(path, rule, options, |line, scanned| step(&mut state, line, scanned))? {
+    match for_each_scanned_line(path, rule, options, buf, LONG_LINE, |line, scanned| step(&mut state, line, scanned))? {
         ScannedPass::Done(size, mtime) => Ok((state, size, mtime)),
         ScannedPass::Stream(opened) => {
             let mut state = init();
@@ -485,5 +517,74 @@ pub fn fold_lines<S>(
             })?;
             Ok((state, size, mtime))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use session_core::lines::LineRule;
+
+    /// What a pass hands over for one line, comparable across passes.
+    fn describe(line: session_core::lines::Line<'_>, scan: session_core::json::LineScan<'_>) -> String {
+        let outcome = match scan {
+            None => "blank".to_string(),
+            Some(Ok(s)) => format!("fields {}", s.fields.len()),
+            Some(Err(e)) => format!("error at {}", e.offset),
+        };
+        format!("{} @{} len {} {} {outcome}", line.number, line.offset, line.bytes.len(), line.terminated)
+    }
+
+    /// A mapped file whose lines grow past the cut search's reach is handed over as the stream
+    /// gives it: the rounds before the long line, then the stream from its start, with the same
+    /// line numbers, offsets and scans (a wrong starting offset or line count fails it).
+    #[test]
+    fn long_lines_continue_in_the_stream_where_the_rounds_stop() {
+        let mut bytes = Vec::new();
+        let mut k = 0usize;
+        while bytes.len() < PARALLEL_LINES_MIN as usize + (3 << 20) {
+            // Short lines for the first 5 MiB, then some lines longer than the reach.
+            let long = bytes.len() > 5 << 20 && k.is_multiple_of(9);
+            let text = "x".repeat(if long { 9000 + k % 5000 } else { k % 300 });
+            let line = match k % 4 {
+                0 => format!(r#"{{"type":"message","id":"m{k}","message":{{"role":"user","content":"{text}"}}}}"#),
+                1 => format!(r#"{{"type":"custom","data":"{text}""#),
+                2 => String::new(),
+                _ => format!(
+                    r#"{{"type":"message","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}]}}}}"#
+                ),
+            };
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.extend_from_slice(if k.is_multiple_of(6) {
+                b"\r\n"
+            } else if k % 6 == 1 {
+                b"\r"
+            } else {
+                b"\n"
+            });
+            k += 1;
+        }
+        let path = std::env::temp_dir().join(format!("session-scan-long-lines-{}.jsonl", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        for rule in [LineRule::Newline, LineRule::Readline] {
+            let options = ScanOptions { blocks: true };
+            let mut streamed = Vec::new();
+            let opened = open_regular(&path).unwrap();
+            for_each_scanned_line_opened(opened, rule, &mut Vec::new(), options, |line, scan| {
+                streamed.push(describe(line, scan));
+                true
+            })
+            .unwrap();
+            let mut passed = Vec::new();
+            let pass = for_each_scanned_line(&path, rule, options, &mut Vec::new(), 4096, |line, scan| {
+                passed.push(describe(line, scan));
+                true
+            })
+            .unwrap();
+            assert!(matches!(pass, ScannedPass::Done(..)));
+            assert!(streamed.len() > 20_000, "{}", streamed.len());
+            assert_eq!(passed, streamed, "{rule:?}");
+        }
+        std::fs::remove_file(&path).unwrap();
     }
 }
