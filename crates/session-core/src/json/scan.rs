@@ -433,7 +433,7 @@ impl<'o> State<'o> {
     }
 
     /// Records a value that ended at `end`, now that the stack has `depth` open containers.
-    #[inline]
+    #[inline(always)]
     fn record<const BLOCKS: bool>(&mut self, b: &[u8], depth: usize, end: usize, kind: SpanKind) {
         match depth {
             0 if kind != SpanKind::Object => self.out.top = Some(kind),
@@ -503,6 +503,7 @@ fn value_span(start: usize, end: usize, kind: SpanKind) -> Span {
 }
 
 /// Reads a key and its colon; returns the position of the value.
+#[inline(always)]
 fn key<const BLOCKS: bool, const ENDS: u8>(
     b: &[u8],
     i: usize,
