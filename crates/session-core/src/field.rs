@@ -33,6 +33,17 @@ impl<'a> Field<'a> {
         }
     }
 
+    /// [`Field::time_value`] of the field at `span`, without decoding a plain string first (a
+    /// time is ASCII, and bytes that are not decode to text that is not a time either).
+    pub fn time_of_span(line: &[u8], span: Option<Span>) -> f64 {
+        match span {
+            Some(Span { start, end, kind: SpanKind::Str { escaped: false } }) => {
+                crate::text::parse_js_date(&line[start as usize..end as usize]).unwrap_or(f64::NAN)
+            }
+            _ => Field::from_span(line, span).time_value(),
+        }
+    }
+
     /// Converts a parsed value (used where a line needed a full parse).
     pub fn from_value(v: Option<&Value<'_>>) -> Field<'static> {
         match v {

@@ -61,6 +61,14 @@ pub fn js_trim(mut b: &[u8]) -> &[u8] {
 /// with six-digit signed years). A date-time without an offset is taken as UTC (the reference
 /// would use the machine's local zone); V8's non-ISO fallback formats give `None`.
 pub fn parse_js_date(s: &[u8]) -> Option<f64> {
+    match iso_fields(s) {
+        Some(fields) => date_time_value(fields),
+        None => parse_date_time(s),
+    }
+}
+
+/// [`parse_js_date`] for every shape the format allows, a part at a time.
+fn parse_date_time(s: &[u8]) -> Option<f64> {
     let mut p = DateCursor { s, i: 0 };
     let year: i64 = match p.peek() {
         Some(sign @ (b'+' | b'-')) => {
@@ -132,6 +140,57 @@ pub fn parse_js_date(s: &[u8]) -> Option<f64> {
     if p.i != s.len() {
         return None;
     }
+    date_time_value(DateFields { year, month, day, hour, minute, second, millis, offset_min })
+}
+
+/// The parts of a date-time string, as read.
+struct DateFields {
+    year: i64,
+    month: u32,
+    day: u32,
+    hour: u32,
+    minute: u32,
+    second: u32,
+    millis: f64,
+    offset_min: i64,
+}
+
+/// The fields of `YYYY-MM-DDTHH:mm:ss.sssZ` (what `toISOString` writes, so nearly every time in
+/// a session), read a word at a time; `None` for any other shape, which the full reader takes.
+fn iso_fields(s: &[u8]) -> Option<DateFields> {
+    let s: &[u8; 24] = s.try_into().ok()?;
+    let word =
+        |k: usize| u64::from_le_bytes([s[k], s[k + 1], s[k + 2], s[k + 3], s[k + 4], s[k + 5], s[k + 6], s[k + 7]]);
+    let (a, b, c) = (word(0), word(8), word(16));
+    // The separators, and a mask of the digit positions, of each word.
+    const SEP_A: (u64, u64) = (0x2d00_002d_0000_0000, 0x00ff_ff00_ffff_ffff); // "YYYY-MM-"
+    const SEP_B: (u64, u64) = (0x0000_3a00_0054_0000, 0xffff_00ff_ff00_ffff); // "DDTHH:mm"
+    const SEP_C: (u64, u64) = (0x5a00_0000_2e00_003a, 0x00ff_ffff_00ff_ff00); // ":ss.sssZ"
+    let fits = |w: u64, (sep, digits): (u64, u64)| {
+        // Digits: high nibble 3, low nibble at most 9 (adding 6 does not reach 16).
+        let high_is_3 = ((w & 0xf0f0_f0f0_f0f0_f0f0) ^ 0x3030_3030_3030_3030) & digits == 0;
+        let low_at_most_9 = ((w & 0x0f0f_0f0f_0f0f_0f0f) + 0x0606_0606_0606_0606) & 0x1010_1010_1010_1010 & digits == 0;
+        high_is_3 && low_at_most_9 && w & !digits == sep
+    };
+    if !(fits(a, SEP_A) && fits(b, SEP_B) && fits(c, SEP_C)) {
+        return None;
+    }
+    let n = |k: usize, len: usize| s[k..k + len].iter().fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'));
+    Some(DateFields {
+        year: i64::from(n(0, 4)),
+        month: n(5, 2),
+        day: n(8, 2),
+        hour: n(11, 2),
+        minute: n(14, 2),
+        second: n(17, 2),
+        millis: f64::from(n(20, 3)),
+        offset_min: 0,
+    })
+}
+
+/// The time value of read fields, or `None` where they are out of range.
+fn date_time_value(f: DateFields) -> Option<f64> {
+    let DateFields { year, month, day, hour, minute, second, millis, offset_min } = f;
     if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
         return None;
     }
@@ -245,6 +304,39 @@ mod tests {
         assert_eq!(parse_js_date(b"not a date"), None);
         assert_eq!(parse_js_date(b"2025-02-30"), None);
         assert_eq!(parse_js_date(b""), None);
+    }
+
+    /// The word-at-a-time reader of `toISOString`'s shape agrees with the full reader on
+    /// canonical times and on every one-byte change of them (digits, separators, signs, case,
+    /// non-ASCII), out-of-range parts included.
+    #[test]
+    fn iso_shape_read_whole_agrees_with_the_full_reader() {
+        let bases = [
+            "2026-01-01T02:44:00.431Z",
+            "2024-02-29T23:59:59.999Z",
+            "2025-02-28T24:00:00.000Z",
+            "1970-01-01T00:00:00.000Z",
+            "0000-12-31T12:30:45.678Z",
+            "9999-06-30T09:08:07.006Z",
+        ];
+        let swaps = b"0123456789-:.TZtz+ /\x80\xffa9";
+        let mut checked = 0;
+        for base in bases {
+            assert_eq!(parse_js_date(base.as_bytes()), parse_date_time(base.as_bytes()), "{base}");
+            for at in 0..24 {
+                for &c in swaps {
+                    let mut s = base.as_bytes().to_vec();
+                    s[at] = c;
+                    assert_eq!(parse_js_date(&s), parse_date_time(&s), "{}", String::from_utf8_lossy(&s));
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 3000);
+        assert!(iso_fields(b"2026-01-01T02:44:00.431Z").is_some());
+        assert_eq!(parse_js_date(b"2025-02-29T00:00:00.000Z"), None);
+        assert_eq!(parse_js_date(b"2025-13-01T00:00:00.000Z"), None);
+        assert_eq!(parse_js_date(b"2025-01-01T24:00:00.000Z"), Some(1_735_776_000_000.0));
     }
 
     #[test]

@@ -267,8 +267,9 @@ impl UsageBuilder {
             }
             return Ok(());
         }
-        let ts_raw = sc.field(b, "timestamp").map_or(&b[..0], |s| &b[s.start as usize..s.end as usize]);
-        let time = f("timestamp").time_value();
+        let ts_span = sc.field(b, "timestamp");
+        let ts_raw = ts_span.map_or(&b[..0], |s| &b[s.start as usize..s.end as usize]);
+        let time = Field::time_of_span(b, ts_span);
         let add = |source: Source, model: Arc<str>, span: Span, out: &mut FileUsage| {
             let raw = &b[span.start as usize..span.end as usize];
             let Some(amounts) = crate::stats::usage_amounts(raw, span.kind) else {
@@ -305,7 +306,8 @@ impl UsageBuilder {
                 let mf = |k: &str| Field::from_span(b, sc.message_field(b, k));
                 let role = if message_kind == Some(SpanKind::Object) { mf("role") } else { Field::Absent };
                 let role_name = role_name(&role);
-                let message_time = if time.is_nan() { mf("timestamp").time_value() } else { time };
+                let message_time =
+                    if time.is_nan() { Field::time_of_span(b, sc.message_field(b, "timestamp")) } else { time };
                 let mut event = MessageEvent {
                     time_ms: message_time,
                     role: role_name.clone(),
