@@ -91,13 +91,8 @@ impl<'a> Field<'a> {
             Field::Raw(raw) => match raw.first() {
                 Some(b't') => 1.0,
                 Some(b'f') => 0.0,
-                // Token counts: whole numbers of up to 15 digits are exact as doubles.
-                Some(b'0'..=b'9') if raw.len() <= 15 && raw.iter().all(u8::is_ascii_digit) => {
-                    raw.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')) as f64
-                }
-                Some(b'-' | b'0'..=b'9') => {
-                    std::str::from_utf8(raw).ok().and_then(|t| t.parse().ok()).unwrap_or(f64::NAN)
-                }
+                Some(b'-' | b'0'..=b'9') => short_decimal(raw)
+                    .unwrap_or_else(|| std::str::from_utf8(raw).ok().and_then(|t| t.parse().ok()).unwrap_or(f64::NAN)),
                 _ => f64::NAN,
             },
         }
@@ -172,6 +167,34 @@ fn append_checked(raw: &[u8], escaped: bool, valid: bool, out: &mut Vec<u8>) {
     }
 }
 
+/// The value of a JSON number written `[-]digits[.digits]` with at most 15 digits in all (token
+/// counts and costs, as Pi writes them), exactly: the digits make a whole number below 2^53 and
+/// the power of ten is exact, so one division rounds as a full parse does. `None` for any other
+/// text (exponents, longer numbers), which the full parse takes.
+fn short_decimal(raw: &[u8]) -> Option<f64> {
+    const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+    let (negative, body) = match raw.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, raw),
+    };
+    let (whole, fraction) = match body.iter().position(|&c| c == b'.') {
+        Some(dot) => (&body[..dot], &body[dot + 1..]),
+        None => (body, &body[..0]),
+    };
+    if whole.is_empty() || whole.len() + fraction.len() > 15 {
+        return None;
+    }
+    let mut n = 0u64;
+    for &d in whole.iter().chain(fraction) {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + u64::from(d - b'0');
+    }
+    let value = n as f64 / POW10[fraction.len()];
+    Some(if negative { -value } else { value })
+}
+
 /// Decodes a string's raw text (between the quotes) into WTF-8, borrowing when it needs no work.
 pub fn decode_string(raw: &[u8], escaped: bool) -> JsStr<'_> {
     let valid = is_utf8(raw);
@@ -181,4 +204,47 @@ pub fn decode_string(raw: &[u8], escaped: bool) -> JsStr<'_> {
     let mut out = Vec::with_capacity(raw.len());
     append_checked(raw, escaped, valid, &mut out);
     JsStr(Cow::Owned(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Plain decimals of up to 15 digits read exactly as the full parse reads them (bit for
+    /// bit, signs and zeros included); longer ones and exponents are left to it.
+    #[test]
+    fn short_decimals_equal_the_full_parse() {
+        let mut next = crate::json::scan::tests::xorshift(0x5eed_1234_abcd_ef01);
+        let mut fast = 0;
+        for _ in 0..300_000 {
+            let whole_len = 1 + (next() % 16) as usize;
+            let fraction_len = (next() % 16) as usize;
+            let mut text = String::new();
+            if next().is_multiple_of(4) {
+                text.push('-');
+            }
+            let digit = |r: u64| char::from(b'0' + (r % 10) as u8);
+            // Costs are mostly 0.000something: many leading zeros.
+            if next().is_multiple_of(2) {
+                text.push('0');
+            } else {
+                (0..whole_len).for_each(|_| text.push(digit(next())));
+            }
+            if fraction_len > 0 {
+                text.push('.');
+                let zeros = (next() % 8) as usize;
+                (0..fraction_len).for_each(|k| text.push(if k < zeros { '0' } else { digit(next()) }));
+            }
+            let expected: f64 = text.parse().unwrap();
+            let got = Field::Raw(Cow::Borrowed(text.as_bytes())).to_number();
+            assert_eq!(got.to_bits(), expected.to_bits(), "{text}");
+            fast += usize::from(short_decimal(text.as_bytes()).is_some());
+        }
+        assert!(fast > 100_000, "too few drawn numbers took the short path: {fast}");
+        for text in ["1e5", "-0.0", "0", "123456789012345678", "9007199254740993", "0.1", "-", "1.5e-3"] {
+            let expected = text.parse::<f64>().unwrap_or(f64::NAN);
+            let got = Field::Raw(Cow::Borrowed(text.as_bytes())).to_number();
+            assert!(got.to_bits() == expected.to_bits() || got.is_nan() && expected.is_nan(), "{text}");
+        }
+    }
 }
