@@ -177,21 +177,23 @@ fn short_decimal(raw: &[u8]) -> Option<f64> {
         Some((b'-', rest)) => (true, rest),
         _ => (false, raw),
     };
-    let (whole, fraction) = match body.iter().position(|&c| c == b'.') {
-        Some(dot) => (&body[..dot], &body[dot + 1..]),
-        None => (body, &body[..0]),
-    };
-    if whole.is_empty() || whole.len() + fraction.len() > 15 {
+    // At most 15 digits, and one point after the first.
+    if body.is_empty() || body.len() > 16 {
         return None;
     }
-    let mut n = 0u64;
-    for &d in whole.iter().chain(fraction) {
-        if !d.is_ascii_digit() {
-            return None;
+    let (mut n, mut point) = (0u64, None);
+    for (k, &c) in body.iter().enumerate() {
+        match c {
+            b'0'..=b'9' => n = n * 10 + u64::from(c - b'0'),
+            b'.' if k > 0 && point.is_none() => point = Some(k),
+            _ => return None,
         }
-        n = n * 10 + u64::from(d - b'0');
     }
-    let value = n as f64 / POW10[fraction.len()];
+    let value = match point {
+        None if body.len() <= 15 => n as f64,
+        Some(at) => n as f64 / POW10[body.len() - at - 1],
+        None => return None,
+    };
     Some(if negative { -value } else { value })
 }
 
