@@ -671,41 +671,43 @@ pub(crate) fn specials(w: u64) -> u64 {
 #[inline(always)]
 pub(crate) fn string(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
     if let Some(chunk) = b.get(open + 1..open + 17) {
-        let w = u64::from_le_bytes(chunk[..8].try_into().unwrap_or([0; 8]));
-        let m = specials(w);
-        if m != 0 {
-            if m.trailing_zeros() == eq_byte(w, b'"').trailing_zeros() {
-                return Ok((open + 2 + (m.trailing_zeros() / 8) as usize, false));
-            }
-        } else {
-            let w = u64::from_le_bytes(chunk[8..].try_into().unwrap_or([0; 8]));
-            let m = specials(w);
-            if m != 0 && m.trailing_zeros() == eq_byte(w, b'"').trailing_zeros() {
-                return Ok((open + 10 + (m.trailing_zeros() / 8) as usize, false));
-            }
+        let (quote, stops) = stops16(chunk.try_into().unwrap_or([0; 16]));
+        // The first quote, backslash or control byte is a quote: the string ends there.
+        if stops & stops.wrapping_neg() & quote != 0 {
+            return Ok((open + 2 + stops.trailing_zeros() as usize, false));
         }
     }
     string_long(b, open)
 }
 
-/// The rest of [`string`]: eight bytes at a time, words without a quote, backslash or control
-/// byte skipped whole and each such byte handled where it is; after four clean words the string
-/// is taken to be long and read 64 bytes at a time ([`string_blocks`]).
+/// One bit per byte of 16: the quotes, and the bytes that stop a string's run (quotes,
+/// backslashes and bytes below 0x20).
+#[inline(always)]
+fn stops16(chunk: [u8; 16]) -> (u32, u32) {
+    use wide::u8x16;
+    let v = u8x16::new(chunk);
+    let quote = v.simd_eq(u8x16::splat(b'"')).to_bitmask();
+    (quote, quote | (v.simd_eq(u8x16::splat(b'\\')) | v.min(u8x16::splat(0x1f)).simd_eq(v)).to_bitmask())
+}
+
+/// The rest of [`string`]: sixteen bytes at a time, runs without a quote, backslash or control
+/// byte skipped whole and each such byte handled where it is; after two clean runs the string
+/// is taken to be long and read 128 bytes at a time ([`string_blocks`]).
 #[inline(never)]
 fn string_long(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
     let mut i = open + 1;
     let mut escaped = false;
     let mut clean = 0u32;
     loop {
-        while let Some(chunk) = b.get(i..i + 8) {
-            let m = specials(u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])));
+        while let Some(chunk) = b.get(i..i + 16) {
+            let (_, m) = stops16(chunk.try_into().unwrap_or([0; 16]));
             if m != 0 {
-                i += (m.trailing_zeros() / 8) as usize;
+                i += m.trailing_zeros() as usize;
                 break;
             }
-            i += 8;
+            i += 16;
             clean += 1;
-            if clean == 4 {
+            if clean == 2 {
                 // A long run: the rest goes 64 bytes at a time.
                 i = string_blocks(b, i, &mut escaped);
                 break;
