@@ -237,7 +237,22 @@ fn scan<const BLOCKS: bool, const ENDS: u8>(b: &[u8], out: &mut Scanned) -> Resu
     out.blocks_recorded = BLOCKS;
     let mut st = State::new(out);
     let mut stack = Frames::default();
-    let mut i = skip_ws::<ENDS>(b, 0);
+    let mut i = if pi_message_prefix(b) {
+        // Where the walk would be after the prefix: inside `message`, at the value of `role`.
+        for (key, value) in PI_PREFIX_FIELDS {
+            let value = Span { start: value.0, end: value.1, kind: SpanKind::Str { escaped: false } };
+            st.out.fields.push(Field { key, value });
+        }
+        st.pending = Some(PI_MESSAGE_KEY);
+        st.top_start = PI_MESSAGE_OPEN;
+        st.in_message = true;
+        st.pending_msg = Some(PI_ROLE_KEY);
+        stack.push(Frame::Object);
+        stack.push(Frame::Object);
+        PI_PREFIX.len() - 1
+    } else {
+        skip_ws::<ENDS>(b, 0)
+    };
     'value: loop {
         // A value starts at `i`.
         match stack.len() {
@@ -337,6 +352,49 @@ fn scan<const BLOCKS: bool, const ENDS: u8>(b: &[u8], out: &mut Scanned) -> Resu
             }
         }
     }
+}
+
+/// How Pi writes the start of a message entry (`JSON.stringify` of `{type, id, parentId,
+/// timestamp, message: {role, ...}}` with 8-character ids): its fixed parts, and where its
+/// variable parts (two ids and a time, 8, 8 and 24 bytes) lie. Most lines start so; for them
+/// [`scan`] checks the prefix in a few wide comparisons instead of walking its twelve tokens.
+const PI_PREFIX: &[u8; 114] =
+    br#"{"type":"message","id":"________","parentId":"________","timestamp":"________________________","message":{"role":""#;
+const PI_PREFIX_VARIABLE: [(usize, usize); 3] = [(24, 32), (46, 54), (69, 93)];
+
+/// The fields the walk records for [`PI_PREFIX`]: key and value spans (inside the quotes).
+const PI_PREFIX_FIELDS: [((u32, u32), (u32, u32)); 4] =
+    [((2, 6), (9, 16)), ((19, 21), (24, 32)), ((35, 43), (46, 54)), ((57, 66), (69, 93))];
+const PI_MESSAGE_KEY: (u32, u32) = (96, 103);
+const PI_MESSAGE_OPEN: usize = 105;
+const PI_ROLE_KEY: (u32, u32) = (107, 111);
+
+/// Whether `b` starts with [`PI_PREFIX`]: its fixed bytes, and plain string bytes (no quote,
+/// backslash or control byte) in its variable parts.
+#[inline(always)]
+fn pi_message_prefix(b: &[u8]) -> bool {
+    let Some(head) = b.get(..PI_PREFIX.len()) else { return false };
+    let word = |k: usize| {
+        u64::from_le_bytes([
+            head[k],
+            head[k + 1],
+            head[k + 2],
+            head[k + 3],
+            head[k + 4],
+            head[k + 5],
+            head[k + 6],
+            head[k + 7],
+        ])
+    };
+    let plain = |(start, end): (usize, usize)| (start..end).step_by(8).all(|k| specials(word(k)) == 0);
+    let mut fixed = 0;
+    for (start, end) in PI_PREFIX_VARIABLE {
+        if head[fixed..start] != PI_PREFIX[fixed..start] {
+            return false;
+        }
+        fixed = end;
+    }
+    head[fixed..] == PI_PREFIX[fixed..] && PI_PREFIX_VARIABLE.into_iter().all(plain)
 }
 
 /// The open containers: one bit each (1 for an object), 64 to a word.
@@ -1037,6 +1095,81 @@ pub(crate) mod tests {
 
     /// The tool calls the scan records agree with a walk of the raw content (`raw::tool_call_blocks`)
     /// on every shape a block can take, and the scan flags the lines the walk refuses.
+    /// A scan as comparable text, its spans moved back by `shift` bytes.
+    fn describe(outcome: Result<&Scanned, ScanError>, shift: u32) -> String {
+        let span = |s: &Span| (s.start - shift, s.end - shift, s.kind);
+        let fields =
+            |f: &[Field]| f.iter().map(|f| ((f.key.0 - shift, f.key.1 - shift), span(&f.value))).collect::<Vec<_>>();
+        match outcome {
+            Ok(s) => format!(
+                "{:?} {:?} {:?} {} {} {} {:?} {:?} {} {}",
+                s.top,
+                fields(&s.fields),
+                fields(&s.message_fields),
+                s.escaped_keys,
+                s.null_in_content,
+                s.overflow,
+                s.tool_calls.iter().map(|t| t.as_ref().map(span)).collect::<Vec<_>>(),
+                s.text_blocks.iter().map(|t| t.as_ref().map(span)).collect::<Vec<_>>(),
+                s.blocks_recorded,
+                s.escaped_blocks
+            ),
+            Err(e) => format!("error at {} ({})", e.offset - shift as usize, e.reason),
+        }
+    }
+
+    /// Lines that start as Pi writes a message (read through the prefix check) scan exactly as
+    /// the same lines after a space (which the walk reads token by token): every field, flag
+    /// and error. Drawn from ids with quotes, backslashes, control and UTF-8 bytes, every role
+    /// and content shape, keys repeated after the prefix, and lines cut or broken anywhere.
+    #[test]
+    fn pi_message_prefix_scans_as_the_walk_does() {
+        let ids = ["e89ccf8b", "62619164", "é9ccf8", "a\"bcdefg", "a\\bcdefg", "ab\tcdefg", "abcdefg", "abcdefghi"];
+        let times = ["2026-01-01T02:44:00.431Z", "2026-01-01T02:44:00.43Z", "2026-01-01T02:44:00.431\n"];
+        let rests = [
+            r#"user","content":"hi"},"x":1}"#,
+            r#"assistant","content":[{"type":"text","text":"a"},{"type":"toolCall","name":"bash","arguments":{}}],"usage":{"input":1}}}"#,
+            r#"toolResult","content":[null],"isError":false},"type":"custom"}"#,
+            r#"user","content":"hi"},"message":{"role":"assistant"}}"#,
+            r#"user","content":"hi"}"#,
+            r#"user","content":"hi"}}  "#,
+            r#"user","content":"hi"}}x"#,
+            r#"user","role":"assistant","content":1e999}}"#,
+            r#"user"#,
+            r#"user","content":"\u00e9"},"id":null}"#,
+        ];
+        let mut compared = 0;
+        for id in ids {
+            for parent in ids.iter().take(3) {
+                for time in times {
+                    for rest in rests {
+                        let line = format!(
+                            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"{time}","message":{{"role":"{rest}"#
+                        );
+                        let spaced = format!(" {line}");
+                        for cut in [line.len(), line.len().saturating_sub(3), 113, 114, 120] {
+                            let (line, spaced) = (
+                                &line.as_bytes()[..cut.min(line.len())],
+                                &spaced.as_bytes()[..cut.min(line.len()) + 1],
+                            );
+                            for options in [ScanOptions::default(), ScanOptions { blocks: true }] {
+                                let (a, b) = (scan_line_with(line, options), scan_line_with(spaced, options));
+                                assert_eq!(
+                                    describe(a.as_ref().map_err(|e| *e), 0),
+                                    describe(b.as_ref().map_err(|e| *e), 1),
+                                    "{}",
+                                    String::from_utf8_lossy(line)
+                                );
+                                compared += usize::from(pi_message_prefix(line));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(compared > 200, "too few lines took the prefix: {compared}");
+    }
+
     #[test]
     fn records_the_tool_calls_of_the_content() {
         let call = |name: &str| {
