@@ -331,10 +331,15 @@ fn stream_lines(
 /// at one group.
 pub const PARALLEL_LINES_MIN: u64 = 8 << 20;
 
-/// A round's cut searches this far for the next line start. A line that runs on further sends
-/// the rest of the file to the stream, whose line limit bounds memory: a mapped file's pages
-/// count as resident while a line is searched, and a line can be as long as the file.
+/// In a file of more than [`LONG_LINES_FROM`] bytes, a round's cut searches this far for the next
+/// line start. A line that runs on further sends the rest of the file to the stream, whose line
+/// limit bounds memory: a mapped file's pages count as resident while a line is searched, and a
+/// line can be as long as the file.
 const LONG_LINE: usize = 64 << 20;
+
+/// Files up to this size are read in rounds to their end, whatever their lines (the pages of
+/// one line are then at most this much).
+const LONG_LINES_FROM: u64 = 1 << 30;
 
 /// A round scans this many bytes of a mapped file, in pieces on all cores.
 const ROUND_BYTES: usize = 4 << 20;
@@ -413,13 +418,13 @@ fn line_start_within(bytes: &[u8], at: usize, limit: usize) -> Option<usize> {
 /// each line under `rule` and its scan, in order, until `step` returns false. The file goes in
 /// rounds: each round's bytes are cut into pieces at line starts, and the pieces are split into
 /// lines and scanned on all cores, then handed over in order. From a line longer than
-/// `long_line` on, the rest of the file is streamed through `buf`.
+/// `long_line(size)` on, the rest of the file is streamed through `buf`.
 fn for_each_scanned_line(
     path: &Path,
     rule: session_core::lines::LineRule,
     options: ScanOptions,
     buf: &mut Vec<u8>,
-    long_line: usize,
+    long_line: impl Fn(u64) -> usize,
     mut step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<ScannedPass> {
     use rayon::prelude::*;
@@ -429,6 +434,7 @@ fn for_each_scanned_line(
     }
     let Ok(map) = crate::mmap::map(&file) else { return Ok(ScannedPass::Stream((file, meta))) };
     let (mtime, meta_len) = (mtime_ms(&meta), meta.len());
+    let long_line = long_line(meta_len);
     let bytes: &[u8] = &map;
     let pieces = rayon::current_num_threads().max(1) * PIECES_PER_THREAD;
     let (mut pos, mut lines_before, mut released) = (0usize, 0u64, 0usize);
@@ -508,7 +514,8 @@ pub fn fold_lines<S>(
     mut step: impl FnMut(&mut S, session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<(S, u64, f64)> {
     let mut state = init();
-    match for_each_scanned_line(path, rule, options, buf, LONG_LINE, |line, scanned| step(&mut state, line, scanned))? {
+    let reach = |size: u64| if size <= LONG_LINES_FROM { usize::MAX } else { LONG_LINE };
+    match for_each_scanned_line(path, rule, options, buf, reach, |line, scanned| step(&mut state, line, scanned))? {
         ScannedPass::Done(size, mtime) => Ok((state, size, mtime)),
         ScannedPass::Stream(opened) => {
             let mut state = init();
@@ -576,10 +583,17 @@ mod tests {
             })
             .unwrap();
             let mut passed = Vec::new();
-            let pass = for_each_scanned_line(&path, rule, options, &mut Vec::new(), 4096, |line, scan| {
-                passed.push(describe(line, scan));
-                true
-            })
+            let pass = for_each_scanned_line(
+                &path,
+                rule,
+                options,
+                &mut Vec::new(),
+                |_| 4096,
+                |line, scan| {
+                    passed.push(describe(line, scan));
+                    true
+                },
+            )
             .unwrap();
             assert!(matches!(pass, ScannedPass::Done(..)));
             assert!(streamed.len() > 20_000, "{}", streamed.len());
