@@ -386,15 +386,18 @@ fn pi_message_prefix(b: &[u8]) -> bool {
             head[k + 7],
         ])
     };
-    let plain = |(start, end): (usize, usize)| (start..end).step_by(8).all(|k| specials(word(k)) == 0);
-    let mut fixed = 0;
-    for (start, end) in PI_PREFIX_VARIABLE {
-        if head[fixed..start] != PI_PREFIX[fixed..start] {
-            return false;
-        }
-        fixed = end;
-    }
-    head[fixed..] == PI_PREFIX[fixed..] && PI_PREFIX_VARIABLE.into_iter().all(plain)
+    // Written out so that every length is a constant (compared inline, not by `memcmp`).
+    let [(id, _), (parent, _), (time, _)] = PI_PREFIX_VARIABLE;
+    head[..id] == PI_PREFIX[..id]
+        && head[id + 8..parent] == PI_PREFIX[id + 8..parent]
+        && head[parent + 8..time] == PI_PREFIX[parent + 8..time]
+        && head[time + 24..] == PI_PREFIX[time + 24..]
+        && specials(word(id))
+            | specials(word(parent))
+            | specials(word(time))
+            | specials(word(time + 8))
+            | specials(word(time + 16))
+            == 0
 }
 
 /// The open containers: one bit each (1 for an object), 64 to a word.
