@@ -769,7 +769,7 @@ fn string_long(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
             i += 16;
             clean += 1;
             if clean == 2 {
-                // A long run: the rest goes 64 bytes at a time.
+                // A long run: the rest goes 128 bytes at a time.
                 i = string_blocks(b, i, &mut escaped);
                 break;
             }
