@@ -478,7 +478,6 @@ fn for_each_scanned_line(
         starts.dedup();
         if starts.len() == 1 {
             // A line of more than `long_line` bytes from here: the rest goes to the stream.
-            map.release(released..pos);
             let truncated = map.truncated();
             drop(map);
             if truncated {

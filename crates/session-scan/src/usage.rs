@@ -428,22 +428,28 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
     }
 }
 
-/// Adds amounts to a row, allocating its key only the first time.
-fn add_row(rows: &mut BTreeMap<RowKey, Amounts>, key: &RowKey, amounts: &UsageTotals) {
-    match rows.get_mut(key) {
-        Some(row) => row.add(amounts),
-        None => rows.entry(key.clone()).or_default().add(amounts),
+/// Applies `f` to the value under `key`, made with its default first if missing: the key is
+/// allocated only then (most keys are there already).
+fn update<Q, V>(map: &mut BTreeMap<Q::Owned, V>, key: &Q, f: impl FnOnce(&mut V))
+where
+    Q: Ord + ToOwned + ?Sized,
+    Q::Owned: Ord + std::borrow::Borrow<Q>,
+    V: Default,
+{
+    match map.get_mut(key) {
+        Some(v) => f(v),
+        None => f(map.entry(key.to_owned()).or_default()),
     }
 }
 
-/// Adds one to a counter, allocating its key only the first time.
+/// Adds amounts to a row.
+fn add_row(rows: &mut BTreeMap<RowKey, Amounts>, key: &RowKey, amounts: &UsageTotals) {
+    update(rows, key, |row| row.add(amounts));
+}
+
+/// Adds one to a counter.
 fn bump(counts: &mut BTreeMap<String, u64>, key: &str) {
-    match counts.get_mut(key) {
-        Some(n) => *n += 1,
-        None => {
-            counts.insert(key.to_string(), 1);
-        }
-    }
+    update(counts, key, |n| *n += 1);
 }
 
 /// Money as integer micro-dollars (rounded).

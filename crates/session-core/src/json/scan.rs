@@ -185,15 +185,11 @@ pub fn scan_line_at(
     options: ScanOptions,
     out: &mut Scanned,
 ) -> (usize, Result<(), ScanError>) {
-    let scanned = if rest.len() >= u32::MAX as usize {
-        Err(ScanError { offset: 0, reason: "line of 4 GiB or more" })
-    } else {
-        match (rule, options.blocks) {
-            (LineRule::Newline, false) => scan::<false, NEWLINE>(rest, out),
-            (LineRule::Newline, true) => scan::<true, NEWLINE>(rest, out),
-            (LineRule::Readline, false) => scan::<false, READLINE>(rest, out),
-            (LineRule::Readline, true) => scan::<true, READLINE>(rest, out),
-        }
+    let scanned = match (rule, options.blocks) {
+        (LineRule::Newline, false) => scan::<false, NEWLINE>(rest, out),
+        (LineRule::Newline, true) => scan::<true, NEWLINE>(rest, out),
+        (LineRule::Readline, false) => scan::<false, READLINE>(rest, out),
+        (LineRule::Readline, true) => scan::<true, READLINE>(rest, out),
     };
     match scanned {
         Ok(len) => (len, Ok(())),
@@ -363,8 +359,15 @@ const PI_PREFIX: &[u8; 114] =
 const PI_PREFIX_VARIABLE: [(usize, usize); 3] = [(24, 32), (46, 54), (69, 93)];
 
 /// The fields the walk records for [`PI_PREFIX`]: key and value spans (inside the quotes).
-const PI_PREFIX_FIELDS: [((u32, u32), (u32, u32)); 4] =
-    [((2, 6), (9, 16)), ((19, 21), (24, 32)), ((35, 43), (46, 54)), ((57, 66), (69, 93))];
+const PI_PREFIX_FIELDS: [((u32, u32), (u32, u32)); 4] = {
+    let [(id, id_end), (parent, parent_end), (time, time_end)] = PI_PREFIX_VARIABLE;
+    [
+        ((2, 6), (9, 16)),
+        ((19, 21), (id as u32, id_end as u32)),
+        ((35, 43), (parent as u32, parent_end as u32)),
+        ((57, 66), (time as u32, time_end as u32)),
+    ]
+};
 const PI_MESSAGE_KEY: (u32, u32) = (96, 103);
 const PI_MESSAGE_OPEN: usize = 105;
 const PI_ROLE_KEY: (u32, u32) = (107, 111);
@@ -1096,8 +1099,6 @@ pub(crate) mod tests {
         assert!(scan_line(deep.as_bytes()).is_ok());
     }
 
-    /// The tool calls the scan records agree with a walk of the raw content (`raw::tool_call_blocks`)
-    /// on every shape a block can take, and the scan flags the lines the walk refuses.
     /// A scan as comparable text, its spans moved back by `shift` bytes.
     fn describe(outcome: Result<&Scanned, ScanError>, shift: u32) -> String {
         let span = |s: &Span| (s.start - shift, s.end - shift, s.kind);
@@ -1173,6 +1174,8 @@ pub(crate) mod tests {
         assert!(compared > 200, "too few lines took the prefix: {compared}");
     }
 
+    /// The tool calls the scan records agree with a walk of the raw content (`raw::tool_call_blocks`)
+    /// on every shape a block can take, and the scan flags the lines the walk refuses.
     #[test]
     fn records_the_tool_calls_of_the_content() {
         let call = |name: &str| {
