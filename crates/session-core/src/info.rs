@@ -56,6 +56,17 @@ impl std::fmt::Display for Omitted {
     }
 }
 
+/// What [`InfoBuilder`] reads of a `message` entry.
+struct MessageView<'l> {
+    line: crate::lines::Line<'l>,
+    /// The kind of the entry's `message` value.
+    message: Option<SpanKind>,
+    /// `message.role` when `message` is an object.
+    role: Field<'l>,
+    /// The kind of `message.content`, when the key is there.
+    content: Option<SpanKind>,
+}
+
 fn omitted(entry: Option<&Entry<'_>>, reason: impl Into<String>) -> Omitted {
     Omitted { line: entry.map(|e| e.line_number), offset: entry.map(|e| e.offset), reason: reason.into() }
 }
@@ -137,6 +148,35 @@ impl InfoBuilder {
         if top_is_falsy(line.bytes, scanned) {
             return Ok(());
         }
+        if self.header.is_some() && !scanned.escaped_keys {
+            // Most lines are messages, and only a few of their fields matter here: they are read
+            // from the scan without building the entry.
+            let b = line.bytes;
+            match scanned.field(b, "type") {
+                Some(span @ json::Span { kind: SpanKind::Str { escaped: false }, .. }) => {
+                    match &b[span.start as usize..span.end as usize] {
+                        b"message" => {
+                            let message = scanned.field(b, "message").map(|s| s.kind);
+                            let (role, content) = match message {
+                                Some(SpanKind::Object) => (
+                                    Field::from_span(b, scanned.message_field(b, "role")),
+                                    scanned.message_field(b, "content").map(|s| s.kind),
+                                ),
+                                _ => (Field::Absent, None),
+                            };
+                            let view = MessageView { line, message, role, content };
+                            return self
+                                .message(view, scanned, || Field::time_of_span(b, scanned.field(b, "timestamp")));
+                        }
+                        b"session_info" => {}
+                        _ => return Ok(()),
+                    }
+                }
+                Some(json::Span { kind: SpanKind::Str { escaped: true }, .. }) => {}
+                // Not a string: neither a message nor a name.
+                _ => return Ok(()),
+            }
+        }
         let entry = Entry::from_scan(line, scanned);
         if self.header.is_none() {
             if !entry.is_type("session") {
@@ -157,27 +197,41 @@ impl InfoBuilder {
             };
         }
         let Detail::Message { message, role, content, .. } = &entry.detail else { return Ok(()) };
+        let view = MessageView { line, message: *message, role: role.clone(), content: *content };
+        self.message(view, scanned, || entry.timestamp.time_value())
+    }
+
+    /// A `message` entry: its count, activity time and texts. `entry_time` is the entry's own
+    /// `timestamp` as a time value, read only when the message has no numeric one.
+    fn message(
+        &mut self,
+        view: MessageView<'_>,
+        scanned: &json::Scanned,
+        entry_time: impl FnOnce() -> f64,
+    ) -> Result<(), Omitted> {
+        let MessageView { line, message, role, content } = view;
+        let at = |reason: &str| Omitted { line: Some(line.number), offset: Some(line.offset), reason: reason.into() };
         self.message_count += 1;
         match message {
             None | Some(SpanKind::Null) => {
-                return Err(omitted(Some(&entry), "message entry without a message object"));
+                return Err(at("message entry without a message object"));
             }
             Some(SpanKind::Object) => {}
             Some(_) => return Ok(()),
         }
         let Field::Str(role) = role else { return Ok(()) };
-        let is_user = *role == "user";
-        if !is_user && *role != "assistant" {
+        let is_user = role == "user";
+        if !is_user && role != "assistant" {
             return Ok(());
         }
         // `"content" in message`: without the key the message is no activity and has no text.
         let Some(content) = content else { return Ok(()) };
-        let line = entry.line;
+        let line = line.bytes;
         let time = match scanned.message_field(line, "timestamp") {
             Some(span) if span.kind == SpanKind::Number => {
                 std::str::from_utf8(&line[span.start as usize..span.end as usize]).ok().and_then(|t| t.parse().ok())
             }
-            _ => Some(entry.timestamp.time_value()).filter(|t: &f64| !t.is_nan()),
+            _ => Some(entry_time()).filter(|t: &f64| !t.is_nan()),
         };
         if let Some(t) = time {
             self.last_activity = Some(self.last_activity.unwrap_or(0.0).max(t));
@@ -185,7 +239,7 @@ impl InfoBuilder {
         match content {
             SpanKind::Str { .. } => {}
             SpanKind::Array if !scanned.null_in_content => {}
-            _ => return Err(omitted(Some(&entry), "message content is neither text nor blocks")),
+            _ => return Err(at("message content is neither text nor blocks")),
         }
         if !(self.texts || is_user && self.first_message.is_none()) {
             return Ok(());
@@ -209,7 +263,7 @@ impl InfoBuilder {
             None => {
                 target.truncate(start);
                 self.arena.reset();
-                let value = entry.value(&self.arena).map_err(|e| omitted(Some(&entry), e.reason))?;
+                let value = json::parse_value(line, &self.arena).map_err(|e| at(e.reason))?;
                 match value.get("message").and_then(|m| m.get("content")).and_then(extract_text) {
                     Some(text) => {
                         target.extend_from_slice(&text);
@@ -220,7 +274,7 @@ impl InfoBuilder {
             }
         };
         if !extracted {
-            return Err(omitted(Some(&entry), "message content is neither text nor blocks"));
+            return Err(at("message content is neither text nor blocks"));
         }
         if target.len() == start {
             // An empty text adds nothing, not even the space.
