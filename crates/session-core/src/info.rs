@@ -459,6 +459,32 @@ fn join_text(v: Option<&Value<'_>>, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
 
+    /// Message lines are read from the scan unless their `type` or keys hold escapes; both ways
+    /// give §9's answer: escaped `type`, `role` and keys still make messages, a `type` that is
+    /// not a string does not, and a `message` that is not an object counts without activity.
+    #[test]
+    fn messages_read_from_the_scan_or_the_entry_agree() {
+        let lines = [
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+            r#"{"type":"mess\u0061ge","id":"a","message":{"role":"user","content":"escaped type"},"timestamp":"2026-01-01T00:00:01.000Z"}"#,
+            r#"{"type":"message","id":"b","message":{"role":"us\u0065r","content":"second"},"timestamp":"2026-01-01T00:00:05.000Z"}"#,
+            r#"{"type":1,"id":"c","message":{"role":"user","content":"not a message"},"timestamp":"2026-01-01T00:00:30.000Z"}"#,
+            r#"{"type":"message","id":"d","message":"text","timestamp":"2026-01-01T00:00:40.000Z"}"#,
+            r#"{"t\u0079pe":"message","id":"e","message":{"role":"assistant","content":[{"type":"text","text":"a"}],"timestamp":1767225610000}}"#,
+            r#"{"type":"session_info","id":"f","name":"  named  "}"#,
+        ];
+        let file = lines.join("\n");
+        for texts in [false, true] {
+            let info = session_info(file.as_bytes(), 0.0, texts).unwrap();
+            assert_eq!(info.message_count, 4);
+            assert_eq!(info.first_message.as_bytes(), b"escaped type");
+            assert_eq!(info.modified, 1_767_225_610_000.0);
+            assert_eq!(info.name.as_ref().map(|n| n.as_bytes()), Some(&b"named"[..]));
+            let all: &[u8] = if texts { b"escaped type second a" } else { b"" };
+            assert_eq!(info.all_messages_text, all);
+        }
+    }
+
     /// The text of a content array from the text blocks the scan records is the text the raw
     /// walk finds (`extractTextContent`, §9), on every shape a block can take; the shapes the walk
     /// leaves to the full parse are left to it by both, and escapes are flagged.
