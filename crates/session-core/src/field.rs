@@ -155,6 +155,42 @@ pub fn append_decoded(raw: &[u8], escaped: bool, out: &mut Vec<u8>) {
     append_checked(raw, escaped, is_utf8(raw), out);
 }
 
+/// Appends a raw string's text as `JSON.stringify` writes it (without the quotes): what
+/// [`append_decoded`] gives, escaped again. Text that already reads so (UTF-8, escaped only where
+/// and as `JSON.stringify` escapes) is copied as it is, which is nearly all of it.
+pub fn append_restringified(raw: &[u8], escaped: bool, out: &mut Vec<u8>) {
+    if is_utf8(raw) && (!escaped || escapes_as_stringify_writes(raw)) {
+        out.extend_from_slice(raw);
+        return;
+    }
+    let mut decoded = Vec::new();
+    append_decoded(raw, escaped, &mut decoded);
+    json::write_string_body(&decoded, out);
+}
+
+/// Whether every escape of a valid string's raw text is one `JSON.stringify` writes: `\"`,
+/// `\\`, the short forms `\b \f \n \r \t`, and `\u00xx` in lowercase for the other C0
+/// controls. (It writes `/`, other characters and surrogate pairs as they are; lone surrogates
+/// are left to the slow path.)
+fn escapes_as_stringify_writes(raw: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'\\', &raw[i..]) {
+        let at = i + k;
+        i = match raw.get(at + 1..) {
+            Some([b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't', ..]) => at + 2,
+            Some([b'u', b'0', b'0', high @ (b'0' | b'1'), low @ (b'0'..=b'9' | b'a'..=b'f'), ..]) => {
+                let low = if low.is_ascii_digit() { low - b'0' } else { low - b'a' + 10 };
+                if matches!((high - b'0') << 4 | low, 8 | 9 | 10 | 12 | 13) {
+                    return false;
+                }
+                at + 6
+            }
+            _ => return false,
+        };
+    }
+    true
+}
+
 /// [`append_decoded`] once UTF-8 validity is known: invalid bytes become U+FFFD, as Node decodes.
 fn append_checked(raw: &[u8], escaped: bool, valid: bool, out: &mut Vec<u8>) {
     match (valid, escaped) {
@@ -211,6 +247,66 @@ pub fn decode_string(raw: &[u8], escaped: bool) -> JsStr<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A raw string's text escaped again is what `JSON.stringify` writes of its decoded value,
+    /// whether it is copied (escapes as `JSON.stringify` writes them) or decoded and escaped: on
+    /// drawn strings of quotes, backslashes, `/`, every C0 control, DEL, accents, emoji, line
+    /// separators and lone surrogates, each written in the ways JSON allows (raw, short escapes,
+    /// `\u` in either case, surrogate pairs), and bytes that are not UTF-8.
+    #[test]
+    fn restringified_text_is_stringify_of_the_decoded_text() {
+        let chars: Vec<u32> = (0u32..0x20)
+            .chain([0x22, 0x5c, 0x2f, 0x41, 0x7a, 0x20, 0x7f, 0xe9, 0x2028, 0x1f600, 0xd800, 0xdfff])
+            .collect();
+        let mut next = crate::json::scan::tests::xorshift(0x7e57_0f57_1e0f_a11d);
+        let (mut copied, mut rewritten) = (0, 0);
+        for _ in 0..50_000 {
+            let mut raw = Vec::new();
+            for _ in 0..(next() % 12) {
+                let c = chars[(next() % chars.len() as u64) as usize];
+                let how = next() % 4;
+                let short = match c {
+                    0x22 => Some('"'),
+                    0x5c => Some('\\'),
+                    0x2f => Some('/'),
+                    8 => Some('b'),
+                    12 => Some('f'),
+                    10 => Some('n'),
+                    13 => Some('r'),
+                    9 => Some('t'),
+                    _ => None,
+                };
+                let units: Vec<u32> = match char::from_u32(c) {
+                    Some(ch) => ch.encode_utf16(&mut [0; 2]).iter().map(|&u| u32::from(u)).collect(),
+                    None => vec![c], // a lone surrogate
+                };
+                match (how, short, char::from_u32(c)) {
+                    (0, Some(e), _) => raw.extend_from_slice(format!("\\{e}").as_bytes()),
+                    (1, _, _) | (_, _, None) => {
+                        units.iter().for_each(|u| raw.extend_from_slice(format!("\\u{u:04x}").as_bytes()))
+                    }
+                    (2, _, _) => units.iter().for_each(|u| raw.extend_from_slice(format!("\\u{u:04X}").as_bytes())),
+                    (_, _, Some(ch)) if c >= 0x20 && c != 0x22 && c != 0x5c => {
+                        raw.extend_from_slice(ch.to_string().as_bytes())
+                    }
+                    _ => raw.extend_from_slice(format!("\\u{c:04x}").as_bytes()),
+                }
+                if next().is_multiple_of(40) {
+                    raw.push(0xff); // not UTF-8
+                }
+            }
+            let escaped = raw.contains(&b'\\');
+            let mut decoded = Vec::new();
+            append_decoded(&raw, escaped, &mut decoded);
+            let mut expected = Vec::new();
+            json::write_string_body(&decoded, &mut expected);
+            let mut ours = Vec::new();
+            append_restringified(&raw, escaped, &mut ours);
+            assert_eq!(ours, expected, "{}", String::from_utf8_lossy(&raw));
+            if ours == raw { copied += 1 } else { rewritten += 1 }
+        }
+        assert!(copied > 5_000 && rewritten > 5_000, "too narrow a draw: {copied} copied, {rewritten} rewritten");
+    }
 
     /// Plain decimals of up to 15 digits read exactly as the full parse reads them (bit for
     /// bit, signs and zeros included); longer ones and exponents are left to it.

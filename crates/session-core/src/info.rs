@@ -31,9 +31,24 @@ pub struct SessionInfo<'a> {
     pub message_count: u64,
     /// Text of the first user message with text, or `(no messages)`.
     pub first_message: JsStr<'a>,
-    /// Texts of all user and assistant messages, joined with one space (WTF-8); empty when
-    /// texts were not asked for.
+    /// Texts of all user and assistant messages, joined with one space (WTF-8); empty unless
+    /// built with [`Texts::Decoded`].
     pub all_messages_text: Vec<u8>,
+    /// The same text as `JSON.stringify` writes it, without the quotes; empty unless built with
+    /// [`Texts::Json`].
+    pub all_messages_json: Vec<u8>,
+}
+
+/// Whether and how `allMessagesText` is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Texts {
+    /// Not read past the first user text (picker mode).
+    Skip,
+    /// Decoded, in `all_messages_text`.
+    Decoded,
+    /// Ready to be written between quotes, in `all_messages_json`: a listing's texts are mostly
+    /// copied as they are in the file instead of being decoded and escaped again.
+    Json,
 }
 
 /// Why the reference leaves a file out of the list.
@@ -75,7 +90,12 @@ fn omitted(entry: Option<&Entry<'_>>, reason: impl Into<String>) -> Omitted {
 /// With `texts` false (picker mode), `all_messages_text` stays empty and message texts are read
 /// only until the first user text.
 pub fn session_info(bytes: &[u8], mtime_ms: f64, texts: bool) -> Result<SessionInfo<'static>, Omitted> {
-    let mut builder = InfoBuilder::new(texts);
+    session_info_with(bytes, mtime_ms, if texts { Texts::Decoded } else { Texts::Skip })
+}
+
+/// [`session_info`] with the texts kept as `texts` says.
+pub fn session_info_with(bytes: &[u8], mtime_ms: f64, texts: Texts) -> Result<SessionInfo<'static>, Omitted> {
+    let mut builder = InfoBuilder::with_texts(texts);
     for line in Lines::new(bytes, LineRule::Readline) {
         if !builder.line(line) {
             break;
@@ -87,7 +107,7 @@ pub fn session_info(bytes: &[u8], mtime_ms: f64, texts: bool) -> Result<SessionI
 /// `SessionInfo` built a line at a time (lines split by `readline`'s rule), so that a caller can
 /// stream a file of any size through a small buffer.
 pub struct InfoBuilder {
-    texts: bool,
+    texts: Texts,
     header: Option<(Field<'static>, Value<'static>)>,
     name: Option<JsStr<'static>>,
     message_count: u64,
@@ -104,6 +124,11 @@ pub struct InfoBuilder {
 impl InfoBuilder {
     /// A builder; `texts` as for [`session_info`].
     pub fn new(texts: bool) -> Self {
+        Self::with_texts(if texts { Texts::Decoded } else { Texts::Skip })
+    }
+
+    /// A builder that keeps the texts as `texts` says.
+    pub fn with_texts(texts: Texts) -> Self {
         InfoBuilder {
             texts,
             header: None,
@@ -141,7 +166,7 @@ impl InfoBuilder {
             return Ok(());
         }
         let mut own = None;
-        let options = json::ScanOptions { blocks: self.texts };
+        let options = json::ScanOptions { blocks: self.texts != Texts::Skip };
         let Ok(scanned) = json::made_or_scan(scanned, line.bytes, options, &mut own) else {
             return Ok(());
         };
@@ -241,12 +266,14 @@ impl InfoBuilder {
             SpanKind::Array if !scanned.null_in_content => {}
             _ => return Err(at("message content is neither text nor blocks")),
         }
-        if !(self.texts || is_user && self.first_message.is_none()) {
+        let into_all = self.texts != Texts::Skip;
+        if !(into_all || is_user && self.first_message.is_none()) {
             return Ok(());
         }
         // The text is appended where it goes: after a space in `allMessagesText`, or in a scratch
         // buffer when only the first user message is wanted.
-        let into_all = self.texts;
+        let as_json = self.texts == Texts::Json;
+        let append = if as_json { crate::field::append_restringified } else { crate::field::append_decoded };
         let target = if into_all { &mut self.all_text } else { &mut self.scratch };
         if !into_all {
             target.clear();
@@ -257,7 +284,8 @@ impl InfoBuilder {
         }
         let start = target.len();
         let recorded = (scanned.blocks_recorded && !scanned.escaped_blocks).then_some(&scanned.text_blocks[..]);
-        let fast = scanned.message_field(line, "content").and_then(|span| content_text(line, span, recorded, target));
+        let fast =
+            scanned.message_field(line, "content").and_then(|span| content_text(line, span, recorded, append, target));
         let extracted = match fast {
             Some(ok) => ok,
             None => {
@@ -265,6 +293,10 @@ impl InfoBuilder {
                 self.arena.reset();
                 let value = json::parse_value(line, &self.arena).map_err(|e| at(e.reason))?;
                 match value.get("message").and_then(|m| m.get("content")).and_then(extract_text) {
+                    Some(text) if as_json => {
+                        json::write_string_body(&text, target);
+                        true
+                    }
                     Some(text) => {
                         target.extend_from_slice(&text);
                         true
@@ -286,7 +318,15 @@ impl InfoBuilder {
         }
         if is_user && self.first_message.is_none() {
             // From the scratch buffer the text is moved, not copied (a first message can be huge).
-            let text = if into_all { target[start..].to_vec() } else { std::mem::take(target) };
+            let text = match (into_all, as_json) {
+                (true, true) => {
+                    let mut decoded = Vec::new();
+                    json::unescape_into(&target[start..], &mut decoded);
+                    decoded
+                }
+                (true, false) => target[start..].to_vec(),
+                (false, _) => std::mem::take(target),
+            };
             self.first_message = Some(JsStr(std::borrow::Cow::Owned(text)));
         }
         Ok(())
@@ -307,6 +347,10 @@ impl InfoBuilder {
             _ if !header_time.is_nan() => header_time,
             _ => mtime_ms,
         };
+        let (all_messages_text, all_messages_json) = match self.texts {
+            Texts::Json => (Vec::new(), self.all_text),
+            Texts::Skip | Texts::Decoded => (self.all_text, Vec::new()),
+        };
         let cwd = match header_value.get("cwd") {
             Some(Value::String(s)) => s.clone(),
             _ => JsStr::default(),
@@ -320,10 +364,14 @@ impl InfoBuilder {
             modified,
             message_count: self.message_count,
             first_message: self.first_message.unwrap_or_else(|| JsStr::owned("(no messages)")),
-            all_messages_text: self.all_text,
+            all_messages_text,
+            all_messages_json,
         })
     }
 }
+
+/// How a string's raw text is added to the texts: decoded, or escaped again for JSON output.
+type Append = fn(&[u8], bool, &mut Vec<u8>);
 
 /// `extractTextContent` straight from the raw text of a validated `content` value, appended to
 /// `out`, without building it: `Some(true)`, `Some(false)` where the reference throws, and `None`
@@ -333,22 +381,23 @@ fn content_text(
     line: &[u8],
     span: json::Span,
     recorded: Option<&[Option<json::Span>]>,
+    append: Append,
     out: &mut Vec<u8>,
 ) -> Option<bool> {
     let raw = &line[span.start as usize..span.end as usize];
     match (span.kind, recorded) {
         (SpanKind::Str { escaped }, _) => {
-            crate::field::append_decoded(raw, escaped, out);
+            append(raw, escaped, out);
             Some(true)
         }
-        (SpanKind::Array, Some(texts)) => recorded_text(line, texts, out),
-        (SpanKind::Array, None) => blocks_text(raw, out),
+        (SpanKind::Array, Some(texts)) => recorded_text(line, texts, append, out),
+        (SpanKind::Array, None) => blocks_text(raw, append, out),
         _ => Some(false),
     }
 }
 
 /// [`blocks_text`] from the `text` of each text block as the scan recorded them.
-fn recorded_text(line: &[u8], texts: &[Option<json::Span>], out: &mut Vec<u8>) -> Option<bool> {
+fn recorded_text(line: &[u8], texts: &[Option<json::Span>], append: Append, out: &mut Vec<u8>) -> Option<bool> {
     for (k, text) in texts.iter().enumerate() {
         if k > 0 {
             out.push(b' ');
@@ -356,7 +405,7 @@ fn recorded_text(line: &[u8], texts: &[Option<json::Span>], out: &mut Vec<u8>) -
         match text {
             None | Some(json::Span { kind: SpanKind::Null, .. }) => {}
             Some(json::Span { start, end, kind: SpanKind::Str { escaped } }) => {
-                crate::field::append_decoded(&line[*start as usize..*end as usize], *escaped, out);
+                append(&line[*start as usize..*end as usize], *escaped, out);
             }
             Some(_) => return None, // a number or object as text: let the full parse convert it
         }
@@ -365,7 +414,7 @@ fn recorded_text(line: &[u8], texts: &[Option<json::Span>], out: &mut Vec<u8>) -
 }
 
 /// The text blocks of a content array (raw, already validated JSON), joined with one space.
-fn blocks_text(a: &[u8], out: &mut Vec<u8>) -> Option<bool> {
+fn blocks_text(a: &[u8], append: Append, out: &mut Vec<u8>) -> Option<bool> {
     let mut first = true;
     let mut i = json::raw::ws(a, 1);
     while let Some(&c) = a.get(i) {
@@ -388,7 +437,7 @@ fn blocks_text(a: &[u8], out: &mut Vec<u8>) -> Option<bool> {
                     None => {}
                     Some((s, e, b'"')) => {
                         let raw = &a[s + 1..e - 1];
-                        crate::field::append_decoded(raw, memchr::memchr(b'\\', raw).is_some(), out);
+                        append(raw, memchr::memchr(b'\\', raw).is_some(), out);
                     }
                     Some((_, _, b'n')) => {}
                     Some(_) => return None, // a number or object as text: let the full parse convert it
@@ -509,8 +558,9 @@ mod tests {
             assert!(sc.blocks_recorded && !sc.escaped_blocks, "{line}");
             let span = sc.message_field(b, "content").unwrap();
             let (mut recorded, mut walked) = (Vec::new(), Vec::new());
-            let from_scan = content_text(b, span, Some(&sc.text_blocks), &mut recorded);
-            let from_walk = content_text(b, span, None, &mut walked);
+            let decoded = crate::field::append_decoded;
+            let from_scan = content_text(b, span, Some(&sc.text_blocks), decoded, &mut recorded);
+            let from_walk = content_text(b, span, None, decoded, &mut walked);
             assert_eq!(from_scan, from_walk, "{line}");
             if from_walk.is_some() {
                 assert_eq!(String::from_utf8_lossy(&recorded), String::from_utf8_lossy(&walked), "{line}");

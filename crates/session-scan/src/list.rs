@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
+pub use session_core::info::Texts;
 use session_core::info::{Omitted, SessionInfo};
 
 /// What to list.
@@ -144,8 +145,9 @@ struct Taker {
 }
 
 impl Taker {
-    fn new(texts: bool, hide_internal: bool) -> Taker {
-        Taker { builder: session_core::info::InfoBuilder::new(texts), hide_internal, first: true, hidden: false }
+    fn new(texts: Texts, hide_internal: bool) -> Taker {
+        let builder = session_core::info::InfoBuilder::with_texts(texts);
+        Taker { builder, hide_internal, first: true, hidden: false }
     }
 
     /// Takes the next line (scanned here when `scanned` is `None`); false to stop.
@@ -171,14 +173,14 @@ impl Taker {
     }
 }
 
-fn read_one(c: &Candidate, texts: bool, hide_internal: bool, buf: &mut Vec<u8>) -> Listed {
+fn read_one(c: &Candidate, texts: Texts, hide_internal: bool, buf: &mut Vec<u8>) -> Listed {
     // Large files: mapped, lines scanned on all cores; others streamed through the reused buffer.
     let read = crate::read::fold_lines(
         &c.path,
         session_core::lines::LineRule::Readline,
         buf,
         // With texts, the scan records the text blocks, so that they need no second walk.
-        session_core::json::ScanOptions { blocks: texts },
+        session_core::json::ScanOptions { blocks: texts != Texts::Skip },
         || Taker::new(texts, hide_internal),
         |taker, line, scanned| taker.take(line, scanned),
     );
@@ -193,7 +195,7 @@ fn read_one(c: &Candidate, texts: bool, hide_internal: bool, buf: &mut Vec<u8>) 
 }
 
 /// Reads every candidate in parallel (one reused buffer per worker), keeping discovery order.
-pub fn read_infos(candidates: &[Candidate], texts: bool, hide_internal: bool) -> Vec<Listed> {
+pub fn read_infos(candidates: &[Candidate], texts: Texts, hide_internal: bool) -> Vec<Listed> {
     candidates.par_iter().map_init(Vec::new, |buf, c| read_one(c, texts, hide_internal, buf)).collect()
 }
 
@@ -217,7 +219,7 @@ pub fn prune_before(candidates: &mut Vec<Candidate>, since: f64) {
 pub fn read_newest(
     candidates: &[Candidate],
     limit: usize,
-    texts: bool,
+    texts: Texts,
     hide_internal: bool,
     keep: &(dyn Fn(&Listed) -> bool + Sync),
 ) -> Vec<Listed> {
@@ -245,7 +247,7 @@ pub fn read_newest(
 /// Like [`read_infos`], but sends each result as soon as it is ready.
 pub fn read_infos_streaming(
     candidates: &[Candidate],
-    texts: bool,
+    texts: Texts,
     hide_internal: bool,
     tx: std::sync::mpsc::Sender<Listed>,
 ) {

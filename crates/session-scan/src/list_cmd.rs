@@ -3,7 +3,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-use session_core::json::{JsStr, Object, Value, write_json};
+use session_core::json::{write_json, write_string};
 use session_scan::list::{self, Listed, Scope};
 use session_scan::report;
 
@@ -71,7 +71,8 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         }
         None => FIELDS.iter().map(|s| s.to_string()).collect(),
     };
-    let texts = fields.iter().any(|f| f == "allMessagesText");
+    // Texts are read only when asked for, and then kept as the JSON text they are written as.
+    let texts = if fields.iter().any(|f| f == "allMessagesText") { list::Texts::Json } else { list::Texts::Skip };
     let since = match &a.since {
         None => None,
         Some(s) => Some(
@@ -186,16 +187,30 @@ fn report_omitted(l: &Listed, json: bool) -> bool {
 }
 
 fn row_json(l: &Listed, fields: &[String]) -> Vec<u8> {
-    let mut buf = Vec::new();
-    let Ok(info) = &l.info else { return buf };
-    let full = report::info_record(&l.path.to_string_lossy(), info);
-    let mut o = Object::new();
-    for f in fields {
-        if let Some(v) = full.get(f) {
-            o.insert(JsStr::owned(f.clone()), v.clone());
+    let Ok(info) = &l.info else { return Vec::new() };
+    let full = report::info_record_texts(&l.path.to_string_lossy(), info, false);
+    let mut buf = Vec::with_capacity(info.all_messages_json.len() + 512);
+    buf.push(b'{');
+    for (k, f) in fields.iter().enumerate() {
+        let Some(value) = full.get(f) else { continue };
+        if fields[..k].contains(f) {
+            continue;
+        }
+        if buf.len() > 1 {
+            buf.push(b',');
+        }
+        write_string(f.as_bytes(), &mut buf);
+        buf.push(b':');
+        if f == "allMessagesText" && !info.all_messages_json.is_empty() {
+            // Kept as JSON text by the listing: written as it is.
+            buf.push(b'"');
+            buf.extend_from_slice(&info.all_messages_json);
+            buf.push(b'"');
+        } else {
+            write_json(value, &mut buf);
         }
     }
-    write_json(&Value::Object(o), &mut buf);
+    buf.push(b'}');
     buf
 }
 

@@ -146,6 +146,12 @@ pub fn stats_record<'a>(file: &str, session: &Session<'a>, totals: &Totals) -> V
 
 /// A `SessionInfo` with the reference's field names; invalid dates are `null`.
 pub fn info_record<'a>(path: &str, info: &'a SessionInfo<'_>) -> Value<'a> {
+    info_record_texts(path, info, true)
+}
+
+/// [`info_record`]; with `decode_texts` false, texts kept as JSON (`all_messages_json`) are not
+/// decoded: `allMessagesText` is then `null`, for a writer that copies that JSON text instead.
+pub fn info_record_texts<'a>(path: &str, info: &'a SessionInfo<'_>, decode_texts: bool) -> Value<'a> {
     let date = |t: f64| {
         if t.is_nan() { Value::Null } else { Value::String(JsStr::owned(session_core::text::js_iso_string(t))) }
     };
@@ -160,7 +166,16 @@ pub fn info_record<'a>(path: &str, info: &'a SessionInfo<'_>) -> Value<'a> {
     props.push(("modified", date(info.modified)));
     props.push(("messageCount", num(info.message_count as f64)));
     props.push(("firstMessage", Value::String(JsStr(std::borrow::Cow::Borrowed(info.first_message.as_bytes())))));
-    props.push(("allMessagesText", Value::String(JsStr(std::borrow::Cow::Borrowed(&info.all_messages_text)))));
+    let texts = match (info.all_messages_json.is_empty(), decode_texts) {
+        (true, _) => Value::String(JsStr(std::borrow::Cow::Borrowed(&info.all_messages_text))),
+        (false, true) => {
+            let mut decoded = Vec::new();
+            session_core::json::unescape_into(&info.all_messages_json, &mut decoded);
+            Value::String(JsStr(std::borrow::Cow::Owned(decoded)))
+        }
+        (false, false) => Value::Null,
+    };
+    props.push(("allMessagesText", texts));
     obj(props)
 }
 

@@ -473,7 +473,7 @@ fn picker_mode_gives_the_same_info_without_texts() {
 fn listing(scope: &session_scan::list::Scope) -> Vec<Value<'static>> {
     use session_scan::list;
     let candidates = list::discover(scope);
-    let mut listed = list::read_infos(&candidates, true, false);
+    let mut listed = list::read_infos(&candidates, list::Texts::Json, false);
     let filter = match scope {
         list::Scope::Dir { filter, .. } => filter.clone(),
         list::Scope::All { .. } => None,
@@ -625,7 +625,7 @@ fn adversarial_store_lists_like_pi_1_6_and_reports_the_rest() {
     // What Pi leaves out silently we leave out with a reason: the folder named x.jsonl (seen
     // through both cwd folders) and the dangling link.
     let candidates = session_scan::list::discover(&session_scan::list::Scope::All { root });
-    let listed = session_scan::list::read_infos(&candidates, true, false);
+    let listed = session_scan::list::read_infos(&candidates, session_scan::list::Texts::Json, false);
     let mut reasons: Vec<String> = listed
         .iter()
         .filter_map(|l| l.info.as_ref().err().map(|e| (l, e)))

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
+use session_core::info::Texts;
 use session_core::lines::{LineRule, Lines};
 
 fn corpora() -> PathBuf {
@@ -167,11 +168,11 @@ fn large_sessions_of_tiny_lines_listed_in_parallel_equal_whole() {
     }
     let path = temp_file("parallel-tiny", &bytes);
     let candidate = session_scan::list::Candidate { path: path.clone(), mtime: Some(1.0) };
-    for texts in [true, false] {
+    for texts in [Texts::Json, Texts::Decoded, Texts::Skip] {
         let listed = session_scan::list::read_infos(std::slice::from_ref(&candidate), texts, false);
-        let whole = session_core::info::session_info(&bytes, 1.0, texts);
+        let whole = session_core::info::session_info_with(&bytes, 1.0, texts);
         assert!(whole.as_ref().is_ok_and(|w| w.message_count > 100_000), "{whole:?}");
-        assert_eq!(format!("{:?}", listed[0].info), format!("{whole:?}"), "texts {texts}");
+        assert_eq!(format!("{:?}", listed[0].info), format!("{whole:?}"), "texts {texts:?}");
     }
     std::fs::remove_file(&path).unwrap();
 }
@@ -215,10 +216,10 @@ fn large_sessions_listed_in_parallel_equal_whole() {
     let whole = session_core::info::session_info(&bytes, 1.0, true);
     assert!(whole.is_ok(), "{whole:?}");
     let candidate = session_scan::list::Candidate { path: path.clone(), mtime: Some(1.0) };
-    for texts in [true, false] {
+    for texts in [Texts::Json, Texts::Decoded, Texts::Skip] {
         let listed = session_scan::list::read_infos(std::slice::from_ref(&candidate), texts, false);
-        let whole = session_core::info::session_info(&bytes, 1.0, texts);
-        assert_eq!(format!("{:?}", listed[0].info), format!("{whole:?}"), "texts {texts}");
+        let whole = session_core::info::session_info_with(&bytes, 1.0, texts);
+        assert_eq!(format!("{:?}", listed[0].info), format!("{whole:?}"), "texts {texts:?}");
     }
     std::fs::remove_file(&path).unwrap();
 }

@@ -17,7 +17,7 @@ pub use scan::{
     LineScan, ScanError, ScanOptions, Scanned, Span, made_or_scan, scan_line, scan_line_at, scan_line_with,
     scan_line_with_blocks,
 };
-pub use write::{to_json, write_json, write_number, write_string};
+pub use write::{to_json, write_json, write_number, write_string, write_string_body};
 
 /// A JavaScript string as WTF-8 bytes, borrowed where possible.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]

@@ -59,6 +59,12 @@ pub fn write_number(n: f64, out: &mut Vec<u8>) {
 /// (short forms where JSON has them, lowercase `\u00xx` otherwise) and lone surrogates.
 pub fn write_string(s: &[u8], out: &mut Vec<u8>) {
     out.push(b'"');
+    write_string_body(s, out);
+    out.push(b'"');
+}
+
+/// [`write_string`] without the quotes.
+pub fn write_string_body(s: &[u8], out: &mut Vec<u8>) {
     let mut start = 0;
     let mut i = 0;
     while i < s.len() {
@@ -106,7 +112,6 @@ pub fn write_string(s: &[u8], out: &mut Vec<u8>) {
         }
     }
     out.extend_from_slice(&s[start..]);
-    out.push(b'"');
 }
 
 impl std::fmt::Display for JsStr<'_> {
