@@ -38,7 +38,10 @@ fn big_session(c: &mut Criterion) {
     std::fs::write(&path, &bytes).expect("bench session");
     let candidate = session_scan::list::Candidate { path, mtime: None };
     g.bench_function("list (file, picker fields)", |b| {
-        b.iter(|| session_scan::list::read_infos(std::slice::from_ref(&candidate), false, false).len())
+        b.iter(|| {
+            session_scan::list::read_infos(std::slice::from_ref(&candidate), session_scan::list::Texts::Skip, false)
+                .len()
+        })
     });
     g.finish();
 }
@@ -52,7 +55,14 @@ fn store(c: &mut Criterion) {
     g.sample_size(20);
     let scope = session_scan::list::Scope::All { root: root.clone() };
     g.bench_function("list (full SessionInfo)", |b| {
-        b.iter(|| session_scan::list::read_infos(&session_scan::list::discover(&scope), true, false).len())
+        b.iter(|| {
+            session_scan::list::read_infos(
+                &session_scan::list::discover(&scope),
+                session_scan::list::Texts::Json,
+                false,
+            )
+            .len()
+        })
     });
     let paths = session_scan::expand_paths(std::slice::from_ref(&root));
     let opts = session_scan::usage::Options {
