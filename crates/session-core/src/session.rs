@@ -305,6 +305,8 @@ pub struct Session<'a> {
     pub diagnostics: Vec<Diagnostic>,
     session_id: crate::json::JsStr<'a>,
     by_id: AHashMap<Field<'a>, usize>,
+    /// No two indexed records share an id: a record whose id matches is then the one `by_id` names.
+    unique_ids: bool,
     /// `None`: no entries (`null`); `Some(Field::Absent)`: the last entry has no id.
     leaf: Option<Field<'a>>,
     labels: AHashMap<Field<'a>, (Field<'a>, Field<'a>)>,
@@ -375,6 +377,7 @@ impl<'a> Session<'a> {
             diagnostics,
             session_id,
             by_id: AHashMap::new(),
+            unique_ids: false,
             leaf: None,
             labels: AHashMap::new(),
         };
@@ -431,6 +434,23 @@ impl<'a> Session<'a> {
     /// The path from record `start` up to its root, root first, following `parentId` while it is
     /// truthy and found; stops at a record met twice.
     pub fn walk_up(&self, start: Option<usize>) -> Branch {
+        // Without a cycle the walk meets each record at most once: only a longer walk needs the
+        // set that finds where the cycle closes.
+        let mut path = Vec::new();
+        let mut current = start;
+        while let Some(i) = current {
+            if path.len() == self.records.len() {
+                return self.walk_up_guarded(start);
+            }
+            path.push(i);
+            current = self.parent_of(i);
+        }
+        path.reverse();
+        Branch { path, cycle_at: None }
+    }
+
+    /// [`Session::walk_up`] that stops at the first record met twice.
+    fn walk_up_guarded(&self, start: Option<usize>) -> Branch {
         let mut path = Vec::new();
         let mut cycle_at = None;
         let mut current = start;
@@ -441,11 +461,26 @@ impl<'a> Session<'a> {
                 break;
             }
             path.push(i);
-            let parent = &self.records[i].parent_id;
-            current = if parent.is_truthy() { self.get(parent) } else { None };
+            current = self.parent_of(i);
         }
         path.reverse();
         Branch { path, cycle_at }
+    }
+
+    /// The record `parentId` names when it is truthy and found. Most records follow their parent
+    /// in the file; when ids are unique, that record is checked before the index is searched.
+    fn parent_of(&self, i: usize) -> Option<usize> {
+        let parent = &self.records[i].parent_id;
+        if !parent.is_truthy() {
+            return None;
+        }
+        if self.unique_ids && i >= 2 {
+            let previous = &self.records[i - 1];
+            if previous.id == *parent && !previous.is_type("session") {
+                return Some(i - 1);
+            }
+        }
+        self.get(parent)
     }
 
     /// `getTree()`: roots in file order, children sorted by timestamp; duplicate ids attach the
@@ -532,11 +567,12 @@ impl<'a> Session<'a> {
         let mut by_id = AHashMap::with_capacity(self.records.len());
         let mut labels = AHashMap::new();
         let mut leaf = None;
+        let mut unique_ids = true;
         for (i, e) in self.records.iter().enumerate().skip(1) {
             if e.is_type("session") {
                 continue;
             }
-            by_id.insert(e.id.clone(), i);
+            unique_ids &= by_id.insert(e.id.clone(), i).is_none();
             leaf = Some(e.id.clone());
             if let Detail::Label { target, label } = &e.detail {
                 if label.is_truthy() {
@@ -547,6 +583,7 @@ impl<'a> Session<'a> {
             }
         }
         self.by_id = by_id;
+        self.unique_ids = unique_ids;
         self.labels = labels;
         self.leaf = leaf;
     }
@@ -746,6 +783,47 @@ mod tests {
         assert_eq!(s.name().map(|n| n.to_str_lossy().into_owned()).as_deref(), Some("named"));
         let ids: Vec<_> = s.branch(None).path.iter().map(|&i| s.records[i].id.clone()).collect();
         assert_eq!(ids, ["u1", "a1", "l1", "n1", "w1"].map(|x| Field::Str(x.into())));
+    }
+
+    /// The walk up takes a parent from the record before it only when ids are unique (§6: the
+    /// index keeps the last record of an id); with a duplicate id the later record is followed,
+    /// and a cycle stops where it closes (spec edge cases 14 and 22).
+    #[test]
+    fn walks_follow_the_index_with_duplicate_ids_and_stop_at_cycles() {
+        let line = |id: &str, parent: &str| {
+            format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"message":{{"role":"user","content":"x"}}}}"#)
+        };
+        let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/x"}"#;
+        let ids = |s: &Session<'_>, b: Branch| -> (Vec<String>, Option<usize>) {
+            let path = b.path.iter().map(|&i| s.records[i].id.as_str().unwrap().to_str_lossy().into_owned());
+            (path.collect(), b.cycle_at)
+        };
+        // Unique ids: parents before, far before, and after their children.
+        let file = [header.to_string(), line("a", "null"), line("b", "\"a\""), line("c", "\"a\""), line("d", "\"c\"")];
+        let text = file.join("\n");
+        let s = Session::load(text.as_bytes()).unwrap();
+        assert_eq!(ids(&s, s.branch(None)), (vec!["a".into(), "c".into(), "d".into()], None));
+        // "b" twice: the index names the second, whose parent is "x", so the walk from "c" goes
+        // there and not to the "b" just before it.
+        let file = [
+            header.to_string(),
+            line("x", "null"),
+            line("a", "null"),
+            line("b", "\"a\""),
+            line("c", "\"b\""),
+            line("b", "\"x\""),
+        ];
+        let text = file.join("\n");
+        let s = Session::load(text.as_bytes()).unwrap();
+        let c = s.get(&Field::Str("c".into()));
+        assert_eq!(ids(&s, s.walk_up(c)), (vec!["x".into(), "b".into(), "c".into()], None));
+        // A cycle: p -> q -> p.
+        let file = [header.to_string(), line("p", "\"q\""), line("q", "\"p\"")];
+        let text = file.join("\n");
+        let s = Session::load(text.as_bytes()).unwrap();
+        let (path, cycle) = ids(&s, s.branch(None));
+        assert_eq!(path, ["p", "q"]);
+        assert_eq!(cycle, Some(2));
     }
 
     #[test]
