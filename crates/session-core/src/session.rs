@@ -826,6 +826,59 @@ mod tests {
         assert_eq!(cycle, Some(2));
     }
 
+    /// The walk with its shortcut equals the plain walk through the index (last record of an id,
+    /// stop at the first record met twice) from every record of 3,000 drawn sessions: ids from a
+    /// small pool (so that some repeat), parents before, after, missing or null, cycles.
+    #[test]
+    fn the_walk_equals_the_plain_walk_through_the_index() {
+        let mut next = crate::json::scan::tests::xorshift(0x3c6e_f372_fe94_f82b);
+        let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/x"}"#;
+        let mut with_duplicates = 0;
+        for _ in 0..3_000 {
+            let pool = 2 + next() % 30;
+            let n = 1 + next() % 25;
+            let mut file = vec![header.to_string()];
+            let mut previous: Option<u64> = None;
+            for _ in 0..n {
+                let id = next() % pool;
+                let parent = match next() % 6 {
+                    0 => "null".to_string(),
+                    1 => format!("\"{}\"", next() % pool),
+                    2 => "\"missing\"".to_string(),
+                    _ => previous.map_or("null".to_string(), |p| format!("\"{p}\"")),
+                };
+                file.push(format!(
+                    r#"{{"type":"message","id":"{id}","parentId":{parent},"message":{{"role":"user","content":"x"}}}}"#
+                ));
+                previous = Some(id);
+            }
+            let text = file.join("\n");
+            let s = Session::load(text.as_bytes()).unwrap();
+            with_duplicates += usize::from(!s.unique_ids);
+            for start in 0..s.records.len() {
+                let mut path = Vec::new();
+                let mut cycle_at = None;
+                let mut seen = AHashSet::new();
+                let mut current = Some(start);
+                while let Some(i) = current {
+                    if !seen.insert(i) {
+                        cycle_at = Some(i);
+                        break;
+                    }
+                    path.push(i);
+                    let parent = &s.records[i].parent_id;
+                    current = if parent.is_truthy() { s.get(parent) } else { None };
+                }
+                path.reverse();
+                assert_eq!(s.walk_up(Some(start)), Branch { path, cycle_at }, "{text}");
+            }
+        }
+        assert!(
+            (500..2_500).contains(&with_duplicates),
+            "too narrow a draw: {with_duplicates} of 3,000 with repeated ids"
+        );
+    }
+
     #[test]
     fn chunked_loading_equals_whole_loading() {
         let whole = Session::load(FILE).unwrap();
