@@ -82,8 +82,8 @@ struct MessageView<'l> {
     content: Option<SpanKind>,
 }
 
-fn omitted(entry: Option<&Entry<'_>>, reason: impl Into<String>) -> Omitted {
-    Omitted { line: entry.map(|e| e.line_number), offset: entry.map(|e| e.offset), reason: reason.into() }
+fn omitted(at: Option<&crate::lines::Line<'_>>, reason: impl Into<String>) -> Omitted {
+    Omitted { line: at.map(|l| l.number), offset: at.map(|l| l.offset), reason: reason.into() }
 }
 
 /// Computes `SessionInfo` from a file's bytes; `mtime_ms` is only used when no date is found.
@@ -205,7 +205,7 @@ impl InfoBuilder {
         let entry = Entry::from_scan(line, scanned);
         if self.header.is_none() {
             if !entry.is_type("session") {
-                return Err(omitted(Some(&entry), "the first parsed record is not a session header"));
+                return Err(omitted(Some(&line), "the first parsed record is not a session header"));
             }
             let value = entry.value(&Bump::new()).map(Value::into_owned).unwrap_or(Value::Null);
             self.header = Some((entry.timestamp.clone().into_owned(), value));
@@ -218,7 +218,7 @@ impl InfoBuilder {
                     let t = crate::text::js_trim(s.as_bytes());
                     (!t.is_empty()).then(|| JsStr(std::borrow::Cow::Owned(t.to_vec())))
                 }
-                Field::Raw(_) => return Err(omitted(Some(&entry), "session_info name is not a string")),
+                Field::Raw(_) => return Err(omitted(Some(&line), "session_info name is not a string")),
             };
         }
         let Detail::Message { message, role, content, .. } = &entry.detail else { return Ok(()) };
@@ -235,7 +235,7 @@ impl InfoBuilder {
         entry_time: impl FnOnce() -> f64,
     ) -> Result<(), Omitted> {
         let MessageView { line, message, role, content } = view;
-        let at = |reason: &str| Omitted { line: Some(line.number), offset: Some(line.offset), reason: reason.into() };
+        let at = |reason: &str| omitted(Some(&line), reason);
         self.message_count += 1;
         match message {
             None | Some(SpanKind::Null) => {
