@@ -34,8 +34,30 @@ pub struct Candidate {
     pub mtime: Option<f64>,
 }
 
-/// Finds the candidate files in Pi's pre-sort order.
+/// When discovery takes each candidate's mtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stat {
+    /// Now, one file after another: for pruning by metadata (`--since`, `--limit`) and for
+    /// passes that read the candidates in Pi's pre-sort order.
+    Now,
+    /// When each file is read (in parallel, from the open file); the caller restores Pi's
+    /// pre-sort order afterwards with [`presort`]. Saves a path lookup per file on one core.
+    Later,
+}
+
+/// Finds the candidate files in Pi's pre-sort order, their mtimes taken now.
 pub fn discover(scope: &Scope) -> Vec<Candidate> {
+    discover_with(scope, Stat::Now)
+}
+
+/// Finds the candidate files. With [`Stat::Now`] they come in Pi's pre-sort order; with
+/// [`Stat::Later`], without mtimes, in an order that [`presort`] turns into it once the files
+/// are read.
+pub fn discover_with(scope: &Scope, stat: Stat) -> Vec<Candidate> {
+    let candidate = |path: PathBuf| match stat {
+        Stat::Now => candidate(path),
+        Stat::Later => Candidate { path, mtime: None },
+    };
     match scope {
         Scope::All { root } => {
             let mut dirs: Vec<PathBuf> = match std::fs::read_dir(root) {
@@ -50,15 +72,9 @@ pub fn discover(scope: &Scope) -> Vec<Candidate> {
             dirs.sort();
             let mut out: Vec<Candidate> =
                 dirs.iter().flat_map(|d| jsonl_names(d).into_iter().map(move |n| d.join(n))).map(candidate).collect();
-            session_core::jssort::js_sort(&mut out, |a, b| {
-                let by_time = b.mtime.unwrap_or(f64::NEG_INFINITY) - a.mtime.unwrap_or(f64::NEG_INFINITY);
-                // `x || y`: NaN and 0 are falsy.
-                if by_time != 0.0 && !by_time.is_nan() {
-                    by_time
-                } else {
-                    f64::from(locale_compare(&basename(&b.path), &basename(&a.path)) as i8)
-                }
-            });
+            if stat == Stat::Now {
+                js_sort_newest_first(&mut out, |c| (c.mtime, &c.path));
+            }
             out
         }
         Scope::Dir { dir, .. } => {
@@ -66,6 +82,30 @@ pub fn discover(scope: &Scope) -> Vec<Candidate> {
             session_core::jssort::js_sort(&mut names, |a, b| f64::from(locale_compare(b, a) as i8));
             names.into_iter().map(|n| candidate(dir.join(n))).collect()
         }
+    }
+}
+
+/// `listAll`'s pre-sort: mtime descending, ties by file name (`localeCompare`, descending);
+/// stable, as JavaScript's sort is.
+fn js_sort_newest_first<T>(items: &mut [T], key: impl Fn(&T) -> (Option<f64>, &Path)) {
+    session_core::jssort::js_sort(items, |a, b| {
+        let ((a_mtime, a_path), (b_mtime, b_path)) = (key(a), key(b));
+        let by_time = b_mtime.unwrap_or(f64::NEG_INFINITY) - a_mtime.unwrap_or(f64::NEG_INFINITY);
+        // `x || y`: NaN and 0 are falsy.
+        if by_time != 0.0 && !by_time.is_nan() {
+            by_time
+        } else {
+            f64::from(locale_compare(&basename(b_path), &basename(a_path)) as i8)
+        }
+    });
+}
+
+/// Puts sessions read from candidates found with [`Stat::Later`] (and kept in their order)
+/// into Pi's pre-sort order, by the mtimes taken when they were read. A no-op for a flat
+/// directory, whose order does not depend on mtimes.
+pub fn presort(scope: &Scope, listed: &mut [Listed]) {
+    if let Scope::All { .. } = scope {
+        js_sort_newest_first(listed, |l| (l.mtime, &l.path));
     }
 }
 
@@ -134,6 +174,9 @@ pub struct Listed {
     pub info: Result<SessionInfo<'static>, Omitted>,
     /// Left out on purpose (an Atomic internal workflow session), not because of an error.
     pub hidden: bool,
+    /// The file's mtime in ms: the candidate's, else as the file was read (or, when it could
+    /// not be, as `stat` gives it); `None` when neither worked.
+    pub mtime: Option<f64>,
 }
 
 /// What a listing pass keeps while it reads one file's lines in order.
@@ -169,7 +212,8 @@ impl Taker {
             // Pi's fallback is `stats.mtime`, a Date: whole milliseconds.
             self.builder.finish(c.mtime.unwrap_or(mtime).floor())
         };
-        Listed { path: c.path.clone(), info, hidden: self.hidden }
+        let mtime = c.mtime.or(Some(mtime).filter(|m| !m.is_nan()));
+        Listed { path: c.path.clone(), info, hidden: self.hidden, mtime }
     }
 }
 
@@ -190,6 +234,7 @@ fn read_one(c: &Candidate, texts: Texts, hide_internal: bool, buf: &mut Vec<u8>)
             path: c.path.clone(),
             info: Err(Omitted { line: None, offset: None, reason: format!("cannot read: {e}") }),
             hidden: false,
+            mtime: c.mtime.or_else(|| candidate(c.path.clone()).mtime),
         },
     }
 }

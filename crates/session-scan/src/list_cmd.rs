@@ -96,7 +96,10 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         Scope::All { .. } => None,
     };
     let hide_internal = a.atomic && !a.include_internal;
-    let mut candidates = list::discover(&scope);
+    // A whole listing takes each file's mtime as it reads it (in parallel) and sorts after;
+    // pruning by metadata and streaming newest first need the mtimes before any read.
+    let stat_later = since.is_none() && a.limit.is_none() && !a.ndjson;
+    let mut candidates = list::discover_with(&scope, if stat_later { list::Stat::Later } else { list::Stat::Now });
     // Files that cannot reach --since by their mtime are not opened (see MTIME_SLACK_MS).
     if let Some(since) = since {
         list::prune_before(&mut candidates, since);
@@ -134,6 +137,9 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         Some(limit) => list::read_newest(&candidates, limit, texts, hide_internal, &keep),
         None => list::read_infos(&candidates, texts, hide_internal),
     };
+    if stat_later {
+        list::presort(&scope, &mut listed);
+    }
     for l in &listed {
         failed |= report_omitted(l, a.json);
     }

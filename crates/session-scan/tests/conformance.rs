@@ -470,10 +470,22 @@ fn picker_mode_gives_the_same_info_without_texts() {
 }
 
 /// `listAll()`/`list()` as the CLI runs them: discovery, infos, Pi's order.
+/// The listing as the CLI makes it, with the mtimes taken both ways (before any read, and as
+/// each file is read, then pre-sorted): the two must agree, ties included.
 fn listing(scope: &session_scan::list::Scope) -> Vec<Value<'static>> {
+    use session_scan::list::Stat;
+    let now = listing_with(scope, Stat::Now);
+    assert_eq!(listing_with(scope, Stat::Later), now, "mtimes taken as the files are read give another order");
+    now
+}
+
+fn listing_with(scope: &session_scan::list::Scope, stat: session_scan::list::Stat) -> Vec<Value<'static>> {
     use session_scan::list;
-    let candidates = list::discover(scope);
+    let candidates = list::discover_with(scope, stat);
     let mut listed = list::read_infos(&candidates, list::Texts::Json, false);
+    if stat == list::Stat::Later {
+        list::presort(scope, &mut listed);
+    }
     let filter = match scope {
         list::Scope::Dir { filter, .. } => filter.clone(),
         list::Scope::All { .. } => None,
