@@ -754,15 +754,30 @@ fn stops16(chunk: [u8; 16]) -> (u32, u32) {
     (quote, quote | (v.simd_eq(u8x16::splat(b'\\')) | v.min(u8x16::splat(0x1f)).simd_eq(v)).to_bitmask())
 }
 
-/// The rest of [`string`]: sixteen bytes at a time, runs without a quote, backslash or control
-/// byte skipped whole and each such byte handled where it is; after two clean runs the string
-/// is taken to be long and read 128 bytes at a time ([`string_blocks`]).
+/// The rest of [`string`], with the widest lanes the CPU has: 64 bytes at a time
+/// ([`string_blocks_with`]) up to the closing quote, then the byte-by-byte loop at the stop (or
+/// over the last bytes of the input). One call from the scan: the lanes' CPU features are
+/// enabled for the whole of it, so nothing inside is a call.
 #[inline(never)]
 fn string_long(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
-    let mut i = open + 1;
+    #[cfg(target_arch = "x86_64")]
+    if let Some(simd) = pulp::x86::V4::try_new() {
+        return simd.vectorize(|| string_long_with(Lanes64(simd), b, open));
+    }
+    #[cfg(target_arch = "x86_64")]
+    if let Some(simd) = pulp::x86::V3::try_new() {
+        return simd.vectorize(|| string_long_with(Lanes32(simd), b, open));
+    }
+    string_long_with(Lanes16, b, open)
+}
+
+/// [`string_long`] with the given lanes; inlined, so that it is built for the lanes' CPU features.
+#[inline(always)]
+fn string_long_with(lanes: impl BlockMasks, b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
     let mut escaped = false;
-    let mut clean = 0u32;
+    let mut i = string_blocks_with(lanes, b, open + 1, &mut escaped);
     loop {
+        // Only near the end of the input: sixteen bytes at a time, then byte by byte.
         while let Some(chunk) = b.get(i..i + 16) {
             let (_, m) = stops16(chunk.try_into().unwrap_or([0; 16]));
             if m != 0 {
@@ -770,12 +785,6 @@ fn string_long(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
                 break;
             }
             i += 16;
-            clean += 1;
-            if clean == 2 {
-                // A long run: the rest goes 128 bytes at a time.
-                i = string_blocks(b, i, &mut escaped);
-                break;
-            }
         }
         let Some(&c) = b.get(i) else {
             return Err(ScanError { offset: open, reason: "unterminated string" });
@@ -798,7 +807,7 @@ fn string_long(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
     }
 }
 
-/// How [`string_blocks`] finds, in a 64-byte block, one bit per byte for: quotes and bytes below
+/// How [`string_blocks_with`] finds, in a 64-byte block, one bit per byte for: quotes and bytes below
 /// 0x20 (the bytes that end a string's run, unless escaped), backslashes, and the usual escape
 /// letters `n`, `"` and `t`.
 trait BlockMasks: Copy {
@@ -888,41 +897,18 @@ impl BlockMasks for Lanes64 {
     }
 }
 
-/// Scans the inside of a string from `i` (a byte not escaped) 128 bytes at a time (then 64) and
-/// returns where the byte-by-byte loop must take over: the closing quote, a control byte, the
-/// backslash of an escape that is not well-formed, or the last bytes of the line. Which bytes
-/// are escaped is worked out for the whole stretch at once from the runs of backslashes; `\n`,
-/// `\"` and `\t` are known good from the masks, and the other escaped bytes (a few per
-/// stretch) are checked one by one. That loop's end depends on the data and is often
-/// mispredicted, which is why the stretches are long and the usual escapes skip it: scanning
-/// 300 MB of the bench store's lines once each, from cache, took 81 ms with 64-byte blocks and
-/// a loop over every escape, and 69 ms so. The masks are taken with the widest lanes the CPU has.
-#[inline(never)]
-fn string_blocks(b: &[u8], i: usize, escaped: &mut bool) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(simd) = pulp::x86::V4::try_new() {
-        return simd.vectorize(|| string_blocks_with(Lanes64(simd), b, i, escaped));
-    }
-    #[cfg(target_arch = "x86_64")]
-    if let Some(simd) = pulp::x86::V3::try_new() {
-        return simd.vectorize(|| string_blocks_with(Lanes32(simd), b, i, escaped));
-    }
-    string_blocks_with(Lanes16, b, i, escaped)
-}
-
-/// [`string_blocks`] with the given lanes; inlined, so that it is built for the lanes' CPU features.
+/// Scans the inside of a string from `i` (a byte not escaped) 64 bytes at a time and returns
+/// where the byte-by-byte loop must take over: the closing quote, a control byte, the backslash
+/// of an escape that is not well-formed, or the last bytes of the input. The masks are taken with
+/// the widest lanes the CPU has. Scanning 300 MB of the bench store's lines once each, from
+/// cache: 42.5 ms when the string first went sixteen bytes at a time and then to a separate call
+/// in 128-byte stretches (`u128` masks); 41.5 ms so; 43.0 ms so but in 128-byte stretches.
 #[inline(always)]
 fn string_blocks_with(lanes: impl BlockMasks, b: &[u8], mut i: usize, escaped: &mut bool) -> usize {
-    // The first byte of the stretch is escaped by a backslash that ended the previous one.
-    let mut carry = 0u128;
-    while let Some(pair) = b.get(i..i + 128) {
-        if let Some(stop) = stretch::<128>(lanes, b, i, pair, &mut carry, escaped) {
-            return stop;
-        }
-        i += 128;
-    }
-    if let Some(block) = b.get(i..i + 64) {
-        if let Some(stop) = stretch::<64>(lanes, b, i, block, &mut carry, escaped) {
+    // The first byte of a block is escaped by a backslash that ended the previous one.
+    let mut carry = 0u64;
+    while let Some(block) = b.get(i..i + 64) {
+        if let Some(stop) = block64(lanes, b, i, first_64(block), &mut carry, escaped) {
             return stop;
         }
         i += 64;
@@ -930,35 +916,31 @@ fn string_blocks_with(lanes: impl BlockMasks, b: &[u8], mut i: usize, escaped: &
     i - carry as usize
 }
 
-/// One stretch of [`string_blocks`]: `bytes` (`WIDTH` bytes from `i`). Returns the stop, if any;
-/// else updates `carry` for the next stretch.
+/// One block of [`string_blocks_with`], `block` (at `i`): the stop in it, if any; else `carry`
+/// (the block's last byte is an escaping backslash) is set for the next. Which bytes are escaped
+/// is worked out for the whole block at once from the runs of backslashes; `\n`, `\"` and `\t`
+/// are known good from the masks, and the other escaped bytes (a few per block) are checked
+/// one by one.
 #[inline(always)]
-fn stretch<const WIDTH: usize>(
+fn block64(
     lanes: impl BlockMasks,
     b: &[u8],
     i: usize,
-    bytes: &[u8],
-    carry: &mut u128,
+    block: &[u8; 64],
+    carry: &mut u64,
     escaped: &mut bool,
 ) -> Option<usize> {
-    const ODD: u128 = 0xAAAA_AAAA_AAAA_AAAA_AAAA_AAAA_AAAA_AAAA;
-    // No closures around the masks: a closure would be built without the lanes' CPU features.
-    let (q0, b0, u0) = lanes.masks(first_64(bytes));
-    let (q1, b1, u1) = if WIDTH == 128 { lanes.masks(first_64(&bytes[64..])) } else { (0, 0, 0) };
-    let join = |lo: u64, hi: u64| u128::from(hi) << 64 | u128::from(lo);
-    let (quote_or_control, backslash, usual) = (join(q0, q1), join(b0, b1), join(u0, u1));
-    let within = if WIDTH == 128 { u128::MAX } else { u128::from(u64::MAX) };
-    // Which bytes are escaped (follow an odd run of backslashes), branch-free.
+    const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+    let (quote_or_control, backslash, usual) = lanes.masks(block);
     let potential = backslash & !*carry;
     let code = (((potential << 1) | ODD).wrapping_sub(potential)) ^ ODD;
     let escaped_bytes = code ^ (potential | *carry);
     let escapes = code & backslash;
-    // Escaped bytes that do not make a well-formed escape.
-    let mut odd_escape = 0u128;
-    let mut letters = escaped_bytes & !backslash & !usual & within;
+    let mut odd_escape = 0u64;
+    let mut letters = escaped_bytes & !backslash & !usual;
     while letters != 0 {
         let p = letters.trailing_zeros() as usize;
-        let well_formed = match ESCAPE_LEN[usize::from(bytes[p])] {
+        let well_formed = match ESCAPE_LEN[usize::from(block[p])] {
             2 => true,
             6 => b.get(i + p + 1..i + p + 5).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)),
             _ => false,
@@ -974,17 +956,17 @@ fn stretch<const WIDTH: usize>(
         let at_direct = if direct != 0 { i + direct.trailing_zeros() as usize } else { usize::MAX };
         let at_escape = if odd_escape != 0 { i + odd_escape.trailing_zeros() as usize - 1 } else { usize::MAX };
         let stop = at_direct.min(at_escape);
-        if stop >= i && backslash & ((1u128 << (stop - i)) - 1) != 0 {
+        if stop >= i && backslash & ((1u64 << (stop - i)) - 1) != 0 {
             *escaped = true;
         }
         return Some(stop);
     }
     *escaped |= backslash != 0;
-    *carry = (escapes >> (WIDTH - 1)) & 1;
+    *carry = escapes >> 63;
     None
 }
 
-/// The first 64 bytes of a stretch (its length is checked by the caller).
+/// The first 64 bytes of `bytes` (its length is checked by the caller).
 #[inline(always)]
 fn first_64(bytes: &[u8]) -> &[u8; 64] {
     const ZERO: [u8; 64] = [0; 64];
