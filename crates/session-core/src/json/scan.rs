@@ -774,6 +774,15 @@ fn string_long(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
 /// [`string_long`] with the given lanes; inlined, so that it is built for the lanes' CPU features.
 #[inline(always)]
 fn string_long_with(lanes: impl BlockMasks, b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
+    // Strings of up to 32 bytes without escapes close in these two lanes.
+    if let Some(chunk) = b.get(open + 1..open + 33) {
+        let (q0, s0) = stops16(chunk[..16].try_into().unwrap_or([0; 16]));
+        let (q1, s1) = stops16(chunk[16..].try_into().unwrap_or([0; 16]));
+        let (quote, stops) = (u64::from(q1) << 16 | u64::from(q0), u64::from(s1) << 16 | u64::from(s0));
+        if stops & stops.wrapping_neg() & quote != 0 {
+            return Ok((open + 2 + stops.trailing_zeros() as usize, false));
+        }
+    }
     let mut escaped = false;
     let mut i = string_blocks_with(lanes, b, open + 1, &mut escaped);
     loop {
@@ -907,17 +916,22 @@ impl BlockMasks for Lanes64 {
 fn string_blocks_with(lanes: impl BlockMasks, b: &[u8], mut i: usize, escaped: &mut bool) -> usize {
     // The first byte of a block is escaped by a backslash that ended the previous one.
     let mut carry = 0u64;
+    // The backslashes of the blocks passed whole, or-ed: one test at the end.
+    let mut backslashes = 0u64;
     while let Some(block) = b.get(i..i + 64) {
-        if let Some(stop) = block64(lanes, b, i, first_64(block), &mut carry, escaped) {
+        if let Some(stop) = block64(lanes, b, i, first_64(block), &mut carry, &mut backslashes, escaped) {
+            *escaped |= backslashes != 0;
             return stop;
         }
         i += 64;
     }
+    *escaped |= backslashes != 0;
     i - carry as usize
 }
 
 /// One block of [`string_blocks_with`], `block` (at `i`): the stop in it, if any; else `carry`
-/// (the block's last byte is an escaping backslash) is set for the next. Which bytes are escaped
+/// (the block's last byte is an escaping backslash) is set for the next, and its backslashes
+/// added to `backslashes`. Which bytes are escaped
 /// is worked out for the whole block at once from the runs of backslashes; `\n`, `\"` and `\t`
 /// are known good from the masks, and the other escaped bytes (a few per block) are checked
 /// one by one.
@@ -928,6 +942,7 @@ fn block64(
     i: usize,
     block: &[u8; 64],
     carry: &mut u64,
+    backslashes: &mut u64,
     escaped: &mut bool,
 ) -> Option<usize> {
     const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
@@ -961,7 +976,7 @@ fn block64(
         }
         return Some(stop);
     }
-    *escaped |= backslash != 0;
+    *backslashes |= backslash;
     *carry = escapes >> 63;
     None
 }
