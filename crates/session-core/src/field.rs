@@ -121,7 +121,9 @@ impl<'a> Field<'a> {
                 Some(b't') => 1.0,
                 Some(b'f') => 0.0,
                 Some(b'-' | b'0'..=b'9') => {
-                    let n = std::str::from_utf8(raw).ok().and_then(|t| t.parse::<f64>().ok()).unwrap_or(f64::NAN);
+                    let n = short_decimal(raw)
+                        .or_else(|| std::str::from_utf8(raw).ok().and_then(|t| t.parse::<f64>().ok()))
+                        .unwrap_or(f64::NAN);
                     if n.abs() <= 8.64e15 { n.trunc() + 0.0 } else { f64::NAN }
                 }
                 _ => f64::NAN,
@@ -207,7 +209,7 @@ fn append_checked(raw: &[u8], escaped: bool, valid: bool, out: &mut Vec<u8>) {
 /// counts and costs, as Pi writes them), exactly: the digits make a whole number below 2^53 and
 /// the power of ten is exact, so one division rounds as a full parse does. `None` for any other
 /// text (exponents, longer numbers), which the full parse takes.
-fn short_decimal(raw: &[u8]) -> Option<f64> {
+pub(crate) fn short_decimal(raw: &[u8]) -> Option<f64> {
     const POW10: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
     let (negative, body) = match raw.split_first() {
         Some((b'-', rest)) => (true, rest),

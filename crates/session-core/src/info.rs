@@ -254,7 +254,8 @@ impl InfoBuilder {
         let line = line.bytes;
         let time = match scanned.message_field(line, "timestamp") {
             Some(span) if span.kind == SpanKind::Number => {
-                std::str::from_utf8(&line[span.start as usize..span.end as usize]).ok().and_then(|t| t.parse().ok())
+                let raw = &line[span.start as usize..span.end as usize];
+                crate::field::short_decimal(raw).or_else(|| std::str::from_utf8(raw).ok().and_then(|t| t.parse().ok()))
             }
             _ => Some(entry_time()).filter(|t: &f64| !t.is_nan()),
         };
