@@ -113,7 +113,10 @@ impl<'a> Entry<'a> {
             entry.fill_from_full_parse();
             return entry;
         }
-        let span = scanned.field(b, "message");
+        // Written as Pi writes a message, with no top-level key repeated: the fields are where
+        // the scan found the prefix, and need no lookup.
+        let pi_message = scanned.pi_prefix && scanned.fields.len() == 5;
+        let span = if pi_message { Some(scanned.fields[4].value) } else { scanned.field(b, "message") };
         let message = span.map(|s| s.kind);
         let (role, content) = if message == Some(SpanKind::Object) {
             (Field::from_span(b, scanned.message_field(b, "role")), scanned.message_field(b, "content").map(|s| s.kind))
@@ -125,7 +128,13 @@ impl<'a> Entry<'a> {
         // A stored message goes out as its raw text only when that text is what Pi would print.
         let span = span.filter(|_| !scanned.overflow).map(|s| (s.start, s.end));
         let detail = Detail::Message { message, role, content, span, tool_result_usage };
-        entry.fill(|k| Field::from_span(b, scanned.field(b, k)), detail);
+        if pi_message {
+            let field = |k: usize| Field::from_span(b, Some(scanned.fields[k].value));
+            (entry.entry_type, entry.id, entry.parent_id, entry.timestamp) = (field(0), field(1), field(2), field(3));
+            entry.detail = detail;
+        } else {
+            entry.fill(|k| Field::from_span(b, scanned.field(b, k)), detail);
+        }
         entry
     }
 
@@ -783,6 +792,36 @@ mod tests {
         assert_eq!(s.name().map(|n| n.to_str_lossy().into_owned()).as_deref(), Some("named"));
         let ids: Vec<_> = s.branch(None).path.iter().map(|&i| s.records[i].id.clone()).collect();
         assert_eq!(ids, ["u1", "a1", "l1", "n1", "w1"].map(|x| Field::Str(x.into())));
+    }
+
+    /// A line written as Pi writes a message has its four fields taken where the scan found the
+    /// prefix; the entry must equal what the lookups give (the last of a repeated key, §3), on
+    /// lines with repeated, extra and non-ASCII fields.
+    #[test]
+    fn pi_written_messages_read_as_the_lookups_do() {
+        let head = r#"{"type":"message","id":"0123abcd","parentId":"89efcdab","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"#;
+        let lines = [
+            format!(r#"{head}"user","content":"hi"}}}}"#),
+            format!(r#"{head}"assistant","content":[],"usage":{{"input":1}}}}}}"#),
+            format!(r#"{head}"toolResult","content":[],"usage":{{"input":1}},"role":"user"}}}}"#),
+            format!(r#"{head}"user","content":"hi"}},"id":"later"}}"#),
+            format!(r#"{head}"user","content":"hi"}},"type":"label","targetId":"x","label":"y"}}"#),
+            format!(r#"{head}"user","content":"hi"}},"message":null}}"#),
+            format!(r#"{head}"user","content":"hi"}},"extra":1}}"#),
+            r#"{"type":"message","id":"é123abc","parentId":"89efcdab","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"x"}}"#.to_string(),
+            r#"{"type":"message","id":"0123abcd","parentId":"89efcdab","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"x"},"timestamp":5}"#.to_string(),
+        ];
+        let mut fast = 0;
+        for text in &lines {
+            let line = crate::lines::Line { bytes: text.as_bytes(), offset: 0, number: 1, terminated: true };
+            let mut scanned = json::scan_line(text.as_bytes()).unwrap();
+            fast += usize::from(scanned.pi_prefix && scanned.fields.len() == 5);
+            let direct = format!("{:?}", Entry::from_scan(line, &scanned));
+            scanned.pi_prefix = false;
+            assert_eq!(direct, format!("{:?}", Entry::from_scan(line, &scanned)), "{text}");
+        }
+        // The first three, and the non-ASCII id, take the direct path.
+        assert_eq!(fast, 4);
     }
 
     /// The walk up takes a parent from the record before it only when ids are unique (§6: the

@@ -72,6 +72,10 @@ pub struct Scanned {
     pub text_blocks: SmallVec<[Option<Span>; 2]>,
     /// `tool_calls` and `text_blocks` were recorded (the scan was [`scan_line_with_blocks`]).
     pub blocks_recorded: bool,
+    /// The line starts as Pi writes a message entry (`{"type":"message","id":"…","parentId":"…",
+    /// "timestamp":"…","message":{"role":…`): the first four `fields` are those four keys with
+    /// strings free of escapes, and the fifth, when there is one, is `message`.
+    pub pi_prefix: bool,
     /// A key of a content block, or a block's `type`, holds an escape: `tool_calls` and
     /// `text_blocks` may miss blocks, and the content must be read some other way.
     pub escaped_blocks: bool,
@@ -90,6 +94,7 @@ impl Scanned {
         self.text_blocks.clear();
         self.blocks_recorded = false;
         self.escaped_blocks = false;
+        self.pi_prefix = false;
     }
 
     /// The last occurrence of a top-level key (JavaScript keeps the last value).
@@ -234,6 +239,7 @@ fn scan<const BLOCKS: bool, const ENDS: u8>(b: &[u8], out: &mut Scanned) -> Resu
     let mut st = State::new(out);
     let mut stack = Frames::default();
     let mut i = if pi_message_prefix(b) {
+        st.out.pi_prefix = true;
         // Where the walk would be after the prefix: inside `message`, at the value of `role`.
         for (key, value) in PI_PREFIX_FIELDS {
             let value = Span { start: value.0, end: value.1, kind: SpanKind::Str { escaped: false } };
