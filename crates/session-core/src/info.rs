@@ -177,11 +177,16 @@ impl InfoBuilder {
             // Most lines are messages, and only a few of their fields matter here: they are read
             // from the scan without building the entry.
             let b = line.bytes;
-            match scanned.field(b, "type") {
+            // As Pi writes a message: the type is known, and the message is where the scan saw it.
+            let type_span = match scanned.pi_message() {
+                Some(_) => Some(scanned.fields[0].value),
+                None => scanned.field(b, "type"),
+            };
+            match type_span {
                 Some(span @ json::Span { kind: SpanKind::Str { escaped: false }, .. }) => {
                     match &b[span.start as usize..span.end as usize] {
                         b"message" => {
-                            let message = scanned.field(b, "message").map(|s| s.kind);
+                            let message = scanned.pi_message().or_else(|| scanned.field(b, "message")).map(|s| s.kind);
                             let (role, content) = match message {
                                 Some(SpanKind::Object) => (
                                     Field::from_span(b, scanned.message_field(b, "role")),
@@ -511,7 +516,8 @@ mod tests {
 
     /// Message lines are read from the scan unless their `type` or keys hold escapes; both ways
     /// give §9's answer: escaped `type`, `role` and keys still make messages, a `type` that is
-    /// not a string does not, and a `message` that is not an object counts without activity.
+    /// not a string does not, and a `message` that is not an object counts without activity; a
+    /// line that starts as Pi writes a message is one only if no later key changes its type.
     #[test]
     fn messages_read_from_the_scan_or_the_entry_agree() {
         let lines = [
@@ -522,15 +528,19 @@ mod tests {
             r#"{"type":"message","id":"d","message":"text","timestamp":"2026-01-01T00:00:40.000Z"}"#,
             r#"{"t\u0079pe":"message","id":"e","message":{"role":"assistant","content":[{"type":"text","text":"a"}],"timestamp":1767225610000}}"#,
             r#"{"type":"session_info","id":"f","name":"  named  "}"#,
+            // Written as Pi writes a message: read where the scan saw its prefix.
+            r#"{"type":"message","id":"0000000g","parentId":"0000000f","timestamp":"2026-01-01T00:00:50.000Z","message":{"role":"user","content":"pi","timestamp":1767225605000}}"#,
+            // The same prefix, but a later `type` makes it a name (JavaScript keeps the last key).
+            r#"{"type":"message","id":"0000000h","parentId":"0000000g","timestamp":"2026-01-01T00:00:55.000Z","message":{"role":"user","content":"no"},"type":"session_info","name":"renamed"}"#,
         ];
         let file = lines.join("\n");
         for texts in [false, true] {
             let info = session_info(file.as_bytes(), 0.0, texts).unwrap();
-            assert_eq!(info.message_count, 4);
+            assert_eq!(info.message_count, 5);
             assert_eq!(info.first_message.as_bytes(), b"escaped type");
             assert_eq!(info.modified, 1_767_225_610_000.0);
-            assert_eq!(info.name.as_ref().map(|n| n.as_bytes()), Some(&b"named"[..]));
-            let all: &[u8] = if texts { b"escaped type second a" } else { b"" };
+            assert_eq!(info.name.as_ref().map(|n| n.as_bytes()), Some(&b"renamed"[..]));
+            let all: &[u8] = if texts { b"escaped type second a pi" } else { b"" };
             assert_eq!(info.all_messages_text, all);
         }
     }

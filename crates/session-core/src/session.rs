@@ -115,8 +115,8 @@ impl<'a> Entry<'a> {
         }
         // Written as Pi writes a message, with no top-level key repeated: the fields are where
         // the scan found the prefix, and need no lookup.
-        let pi_message = scanned.pi_prefix && scanned.fields.len() == 5;
-        let span = if pi_message { Some(scanned.fields[4].value) } else { scanned.field(b, "message") };
+        let pi_message = scanned.pi_message();
+        let span = pi_message.or_else(|| scanned.field(b, "message"));
         let message = span.map(|s| s.kind);
         let (role, content) = if message == Some(SpanKind::Object) {
             (Field::from_span(b, scanned.message_field(b, "role")), scanned.message_field(b, "content").map(|s| s.kind))
@@ -128,7 +128,7 @@ impl<'a> Entry<'a> {
         // A stored message goes out as its raw text only when that text is what Pi would print.
         let span = span.filter(|_| !scanned.overflow).map(|s| (s.start, s.end));
         let detail = Detail::Message { message, role, content, span, tool_result_usage };
-        if pi_message {
+        if pi_message.is_some() {
             let field = |k: usize| Field::from_span(b, Some(scanned.fields[k].value));
             (entry.entry_type, entry.id, entry.parent_id, entry.timestamp) = (field(0), field(1), field(2), field(3));
             entry.detail = detail;

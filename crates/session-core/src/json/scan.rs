@@ -105,6 +105,11 @@ impl Scanned {
     pub fn message_field(&self, line: &[u8], key: &str) -> Option<Span> {
         find(&self.message_fields, line, key)
     }
+    /// The `message` value of a line written as Pi writes a message ([`Scanned::pi_prefix`]) with
+    /// no top-level key repeated, where its type, id, parentId and timestamp are `fields[..4]`.
+    pub fn pi_message(&self) -> Option<Span> {
+        (self.pi_prefix && self.fields.len() == 5).then(|| self.fields[4].value)
+    }
     /// Whether the top-level value is an object.
     pub fn is_object(&self) -> bool {
         self.top.is_none()
