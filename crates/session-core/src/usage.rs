@@ -235,7 +235,15 @@ impl UsageBuilder {
             return Ok(());
         }
         let b = line.bytes;
-        let f = |k: &str| Field::from_span(b, sc.field(b, k));
+        // Written as Pi writes a message: type, timestamp and message are where the scan saw them.
+        let pi_message = sc.pi_message();
+        let field = |k: &str| match (pi_message, k) {
+            (Some(_), "type") => Some(sc.fields[0].value),
+            (Some(_), "timestamp") => Some(sc.fields[3].value),
+            (Some(message), "message") => Some(message),
+            _ => sc.field(b, k),
+        };
+        let f = |k: &str| Field::from_span(b, field(k));
         let ty = if sc.is_object() { f("type") } else { Field::Absent };
         if !self.header_seen {
             let Field::Str(id) = f("id") else {
@@ -267,7 +275,7 @@ impl UsageBuilder {
             }
             return Ok(());
         }
-        let ts_span = sc.field(b, "timestamp");
+        let ts_span = field("timestamp");
         let ts_raw = ts_span.map_or(&b[..0], |s| &b[s.start as usize..s.end as usize]);
         let time = Field::time_of_span(b, ts_span);
         let add = |source: Source, model: Arc<str>, span: Span, out: &mut FileUsage| {
@@ -302,7 +310,7 @@ impl UsageBuilder {
                 }
             }
             Some(b"message") => {
-                let message_kind = sc.field(b, "message").map(|s| s.kind);
+                let message_kind = field("message").map(|s| s.kind);
                 let mf = |k: &str| Field::from_span(b, sc.message_field(b, k));
                 let role = if message_kind == Some(SpanKind::Object) { mf("role") } else { Field::Absent };
                 let role_name = role_name(&role);
@@ -483,6 +491,41 @@ mod tests {
             u.messages.iter().map(|m| (m.time_ms, m.role.clone(), m.tool_calls.to_vec(), m.tool_error)).collect();
         let diagnostics: Vec<_> = u.diagnostics.iter().map(|d| (d.line, d.message.clone())).collect();
         format!("{} {} {events:?} {messages:?} {diagnostics:?}", u.session_id, u.cwd)
+    }
+
+    /// Lines written as Pi writes a message are read where the scan saw the prefix; the same
+    /// lines with a space after the brace (no prefix) are read by lookups, and both readings
+    /// agree, with later `timestamp` and `type` keys (JavaScript keeps the last) included.
+    #[test]
+    fn pi_written_messages_read_as_the_lookups_do() {
+        let head = |id: &str, time: &str| {
+            format!(r#"{{"type":"message","id":"{id}","parentId":"0000000p","timestamp":"{time}","message":{{"role":"#)
+        };
+        let usage = r#""usage":{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"cost":{"total":0.5}}"#;
+        let assistant = format!(r#""assistant","content":[],"provider":"p","model":"m",{usage},"timestamp":2}}"#);
+        let file = [
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#.to_string(),
+            format!("{}{assistant}}}", head("0000000a", "2026-01-01T00:00:02.000Z")),
+            format!(
+                r#"{}{assistant},"timestamp":"2026-02-01T00:00:00.000Z"}}"#,
+                head("0000000b", "2026-01-01T00:00:03.000Z")
+            ),
+            format!(r#"{}{assistant},"type":"custom"}}"#, head("0000000c", "2026-01-01T00:00:04.000Z")),
+            format!(
+                r#"{}"user","content":"hi","timestamp":1767225605000}}}}"#,
+                head("0000000d", "not a time, but 24 bytes")
+            ),
+        ]
+        .join("\n");
+        let unprefixed = file.replace("\n{\"type\":\"message\"", "\n{ \"type\":\"message\"");
+        assert_eq!(unprefixed.matches("{ \"type\"").count(), 4);
+        let direct = file_usage(file.as_bytes()).unwrap();
+        assert_eq!(summary(&direct), summary(&file_usage(unprefixed.as_bytes()).unwrap()));
+        // The later keys took effect: the second event is in February, the third line no message.
+        assert_eq!(direct.events.len(), 2);
+        assert_eq!(direct.events[1].time_ms, 1_769_904_000_000.0);
+        assert_eq!(direct.messages.len(), 3);
+        assert_eq!(direct.messages[2].time_ms, 1_767_225_605_000.0);
     }
 
     /// A line whose keys are written with escapes is read from its full value (the slow path):
