@@ -217,7 +217,7 @@ impl Taker {
     }
 }
 
-fn read_one(c: &Candidate, texts: Texts, hide_internal: bool, buf: &mut Vec<u8>) -> Listed {
+fn read_one(c: &Candidate, texts: Texts, hide_internal: bool, parallel_from: u64, buf: &mut Vec<u8>) -> Listed {
     // Large files: mapped, lines scanned on all cores; others streamed through the reused buffer.
     let read = crate::read::fold_lines(
         &c.path,
@@ -225,6 +225,7 @@ fn read_one(c: &Candidate, texts: Texts, hide_internal: bool, buf: &mut Vec<u8>)
         buf,
         // With texts, the scan records the text blocks, so that they need no second walk.
         session_core::json::ScanOptions { blocks: texts != Texts::Skip },
+        parallel_from,
         || Taker::new(texts, hide_internal),
         |taker, line, scanned| taker.take(line, scanned),
     );
@@ -241,7 +242,8 @@ fn read_one(c: &Candidate, texts: Texts, hide_internal: bool, buf: &mut Vec<u8>)
 
 /// Reads every candidate in parallel (one reused buffer per worker), keeping discovery order.
 pub fn read_infos(candidates: &[Candidate], texts: Texts, hide_internal: bool) -> Vec<Listed> {
-    candidates.par_iter().map_init(Vec::new, |buf, c| read_one(c, texts, hide_internal, buf)).collect()
+    let parallel_from = crate::read::parallel_lines_from(candidates.len());
+    candidates.par_iter().map_init(Vec::new, |buf, c| read_one(c, texts, hide_internal, parallel_from, buf)).collect()
 }
 
 /// How far past a file's mtime its `modified` is assumed to reach at most, when `--since` and
@@ -296,11 +298,12 @@ pub fn read_infos_streaming(
     hide_internal: bool,
     tx: std::sync::mpsc::Sender<Listed>,
 ) {
+    let parallel_from = crate::read::parallel_lines_from(candidates.len());
     candidates.par_iter().for_each_init(
         || (Vec::new(), tx.clone()),
         |(buf, tx), c| {
             // A closed receiver means the reader stopped (a closed pipe): nothing to do.
-            let _ = tx.send(read_one(c, texts, hide_internal, buf));
+            let _ = tx.send(read_one(c, texts, hide_internal, parallel_from, buf));
         },
     );
 }

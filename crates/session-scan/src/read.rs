@@ -358,6 +358,29 @@ fn fill(file: &mut File, buf: &mut Vec<u8>, at: usize, limit: usize) -> std::io:
 /// at one group.
 pub const PARALLEL_LINES_MIN: u64 = 8 << 20;
 
+/// In a pass over many files ([`parallel_lines_from`]), only files of this size or more have
+/// their lines scanned on all cores; smaller ones are streamed, one core each, as the other files
+/// keep the other cores busy.
+pub const PARALLEL_LINES_MIN_AMONG_MANY: u64 = 64 << 20;
+
+/// A pass over at least this many files per thread counts as one over many files.
+const MANY_FILES_PER_THREAD: usize = 4;
+
+/// From what size a file's lines are scanned on all cores, in a pass over `files` files: from
+/// [`PARALLEL_LINES_MIN`] when the files are too few to keep every core busy by themselves, else
+/// from [`PARALLEL_LINES_MIN_AMONG_MANY`]. Among many files the mapped rounds of a mid-sized file
+/// cost more than they give: listing the bench store (949 files, four of 11-30 MB), picker fields,
+/// 101.9 against 110.0 ms and 93.1 against 99.4 ms (31 interleaved runs each way round); alone,
+/// those four files list in 13.5 ms in rounds and 16.5 ms streamed, and one of 30 MB in 9.2 and
+/// 11.7 ms.
+pub fn parallel_lines_from(files: usize) -> u64 {
+    if files >= rayon::current_num_threads().max(1) * MANY_FILES_PER_THREAD {
+        PARALLEL_LINES_MIN_AMONG_MANY
+    } else {
+        PARALLEL_LINES_MIN
+    }
+}
+
 /// In a file of more than [`LONG_LINES_FROM`] bytes, a round's cut searches this far for the next
 /// line start. A line that runs on further sends the rest of the file to the stream, whose line
 /// limit bounds memory: a mapped file's pages count as resident while a line is searched, and a
@@ -441,7 +464,7 @@ fn line_start_within(bytes: &[u8], at: usize, limit: usize) -> Option<usize> {
     }
 }
 
-/// Opens a file; if it has [`PARALLEL_LINES_MIN`] bytes or more, maps it and calls `step` with
+/// Opens a file; if it has `parallel_from` bytes or more, maps it and calls `step` with
 /// each line under `rule` and its scan, in order, until `step` returns false. The file goes in
 /// rounds: each round's bytes are cut into pieces at line starts, and the pieces are split into
 /// lines and scanned on all cores, then handed over in order. From a line longer than
@@ -451,12 +474,13 @@ fn for_each_scanned_line(
     rule: session_core::lines::LineRule,
     options: ScanOptions,
     buf: &mut Vec<u8>,
+    parallel_from: u64,
     long_line: impl Fn(u64) -> usize,
     mut step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<ScannedPass> {
     use rayon::prelude::*;
     let (mut file, meta) = open_regular(path)?;
-    if meta.len() < PARALLEL_LINES_MIN || default_strategy() == ReadStrategy::Buffered {
+    if meta.len() < parallel_from || default_strategy() == ReadStrategy::Buffered {
         return Ok(ScannedPass::Stream((file, meta)));
     }
     let Ok(map) = crate::mmap::map(&file) else { return Ok(ScannedPass::Stream((file, meta))) };
@@ -528,7 +552,8 @@ fn for_each_scanned_line(
 }
 
 /// One pass over a file's lines with a state made by `init` and fed by `step` (false to stop):
-/// [`for_each_scanned_line`] when the file is large enough, else (or when the mapped file shrank)
+/// [`for_each_scanned_line`] when the file has `parallel_from` bytes or more (see
+/// [`parallel_lines_from`]), else (or when the mapped file shrank)
 /// the stream through `buf` from a fresh state. Returns the state, the file's size and its mtime
 /// (ms). Every line but a blank one comes with its scan, made with `options`.
 pub fn fold_lines<S>(
@@ -536,12 +561,16 @@ pub fn fold_lines<S>(
     rule: session_core::lines::LineRule,
     buf: &mut Vec<u8>,
     options: ScanOptions,
+    parallel_from: u64,
     init: impl Fn() -> S,
     mut step: impl FnMut(&mut S, session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<(S, u64, f64)> {
     let mut state = init();
     let reach = |size: u64| if size <= LONG_LINES_FROM { usize::MAX } else { LONG_LINE };
-    match for_each_scanned_line(path, rule, options, buf, reach, |line, scanned| step(&mut state, line, scanned))? {
+    let pass = for_each_scanned_line(path, rule, options, buf, parallel_from, reach, |line, scanned| {
+        step(&mut state, line, scanned)
+    })?;
+    match pass {
         ScannedPass::Done(size, mtime) => Ok((state, size, mtime)),
         ScannedPass::Stream(opened) => {
             let mut state = init();
@@ -614,6 +643,7 @@ mod tests {
                 rule,
                 options,
                 &mut Vec::new(),
+                PARALLEL_LINES_MIN,
                 |_| 4096,
                 |line, scan| {
                     passed.push(describe(line, scan));

@@ -205,6 +205,7 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
         .collect();
     // Files go in fixed runs, each read in order, and the runs are merged in order: sums of
     // costs (floating point) then do not depend on how the runs were shared among threads.
+    let parallel_from = crate::read::parallel_lines_from(files.len());
     let runs: Vec<Partial> = files
         .par_chunks(FILES_PER_RUN)
         .zip(in_family.par_chunks(FILES_PER_RUN))
@@ -212,7 +213,7 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
             let mut acc = Partial::default();
             for (path, &family) in paths.iter().zip(family) {
                 progress();
-                read_file(opts, path, family, buf, &mut acc);
+                read_file(opts, path, family, parallel_from, buf, &mut acc);
             }
             acc
         })
@@ -252,11 +253,17 @@ const FILES_PER_RUN: usize = 16;
 
 /// Reads one file's usage into `acc` (large files: mapped, lines scanned on all cores; others
 /// streamed through `buf`); a family member is kept for the counting of copies.
-fn read_file(opts: &Options, path: &Path, family: bool, buf: &mut Vec<u8>, acc: &mut Partial) {
+fn read_file(opts: &Options, path: &Path, family: bool, parallel_from: u64, buf: &mut Vec<u8>, acc: &mut Partial) {
     let scan = session_core::json::ScanOptions { blocks: true };
-    let read = crate::read::fold_lines(path, LineRule::Newline, buf, scan, UsageBuilder::default, |b, line, s| {
-        b.line_scanned(line, s)
-    });
+    let read = crate::read::fold_lines(
+        path,
+        LineRule::Newline,
+        buf,
+        scan,
+        parallel_from,
+        UsageBuilder::default,
+        |b, line, s| b.line_scanned(line, s),
+    );
     let usage = match read {
         Err(e) => {
             acc.errors.push((path.to_path_buf(), format!("cannot read: {e}")));
