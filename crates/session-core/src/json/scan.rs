@@ -414,10 +414,12 @@ fn pi_message_prefix(b: &[u8]) -> bool {
             == 0
 }
 
-/// The open containers: one bit each (1 for an object), 64 to a word.
+/// The open containers: one bit each (1 for an object). The first 64 levels live in one word
+/// (every line Pi writes); deeper ones in words on the heap.
 #[derive(Default)]
 struct Frames {
-    words: SmallVec<[u64; 2]>,
+    first: u64,
+    deeper: Vec<u64>,
     depth: usize,
 }
 
@@ -428,13 +430,22 @@ impl Frames {
     }
     #[inline(always)]
     fn push(&mut self, frame: Frame) {
-        let (w, bit) = (self.depth / 64, self.depth % 64);
-        if w == self.words.len() {
-            self.words.push(0);
+        let bit = u64::from(frame == Frame::Object);
+        if self.depth < 64 {
+            self.first = (self.first & !(1 << self.depth)) | (bit << self.depth);
+        } else {
+            self.push_deep(bit);
         }
-        let word = &mut self.words[w];
-        *word = (*word & !(1 << bit)) | (u64::from(frame == Frame::Object) << bit);
         self.depth += 1;
+    }
+    #[inline(never)]
+    fn push_deep(&mut self, bit: u64) {
+        let (w, at) = (self.depth / 64 - 1, self.depth % 64);
+        if w == self.deeper.len() {
+            self.deeper.push(0);
+        }
+        let word = &mut self.deeper[w];
+        *word = (*word & !(1 << at)) | (bit << at);
     }
     #[inline(always)]
     fn pop(&mut self) {
@@ -443,7 +454,11 @@ impl Frames {
     #[inline(always)]
     fn last(&self) -> Option<Frame> {
         let d = self.depth.checked_sub(1)?;
-        let object = self.words.get(d / 64).is_some_and(|w| w >> (d % 64) & 1 == 1);
+        let object = if d < 64 {
+            self.first >> d & 1 == 1
+        } else {
+            self.deeper.get(d / 64 - 1).is_some_and(|w| w >> (d % 64) & 1 == 1)
+        };
         Some(if object { Frame::Object } else { Frame::Array })
     }
 }
@@ -656,6 +671,7 @@ fn literal(b: &[u8], i: usize, word: &[u8]) -> Result<usize, ScanError> {
 }
 
 /// Reads a number; returns where it ends and whether it has an exponent.
+#[inline(always)]
 pub(crate) fn number(b: &[u8], mut i: usize) -> Result<(usize, bool), ScanError> {
     let start = i;
     let digits = |b: &[u8], mut i: usize| {
@@ -1235,6 +1251,20 @@ pub(crate) mod tests {
         // A deep line scans without recursion.
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
         assert!(scan_line(deep.as_bytes()).is_ok());
+        // Objects and arrays alternate past the first word of open containers (64) and the next:
+        // each closing bracket must match its own level.
+        let levels = 300;
+        let open: String = (0..levels).map(|k| if k % 2 == 0 { "{\"a\":" } else { "[" }).collect();
+        let close: String = (0..levels).rev().map(|k| if k % 2 == 0 { "}" } else { "]" }).collect();
+        assert!(scan_line(format!("{open}1{close}").as_bytes()).is_ok());
+        for wrong in [63, 64, 65, 127, 128, 200] {
+            let mut bad = close.clone().into_bytes();
+            let at = levels - 1 - wrong;
+            bad[at] = if bad[at] == b'}' { b']' } else { b'}' };
+            let line = format!("{open}1{}", String::from_utf8(bad).unwrap());
+            let err = scan_line(line.as_bytes()).unwrap_err();
+            assert_eq!(err.offset, open.len() + 1 + at, "level {wrong}");
+        }
     }
 
     /// A scan as comparable text, its spans moved back by `shift` bytes.
