@@ -55,6 +55,9 @@ pub struct Scanned {
     pub fields: SmallVec<[Field; 12]>,
     /// Properties of the top-level `message` object, when there is one (the last `message`).
     pub message_fields: SmallVec<[Field; 12]>,
+    /// The last `role`, `content` and `timestamp` of `message_fields` (keys as written, without
+    /// escapes), so that [`Scanned::message_field`] finds them without a search.
+    message_slots: [Option<Span>; 3],
     /// A recorded key contains an escape; lookups by raw bytes may miss it.
     pub escaped_keys: bool,
     /// The last `message.content` holds a `null` item (the listing's text extraction throws on it).
@@ -87,6 +90,7 @@ impl Scanned {
         self.top = None;
         self.fields.clear();
         self.message_fields.clear();
+        self.message_slots = [None; 3];
         self.escaped_keys = false;
         self.null_in_content = false;
         self.overflow = false;
@@ -103,7 +107,10 @@ impl Scanned {
     }
     /// The last occurrence of a key inside the top-level `message` object.
     pub fn message_field(&self, line: &[u8], key: &str) -> Option<Span> {
-        find(&self.message_fields, line, key)
+        match message_slot(key.as_bytes()) {
+            Some(slot) => self.message_slots[slot],
+            None => find(&self.message_fields, line, key),
+        }
     }
     /// The `message` value of a line written as Pi writes a message ([`Scanned::pi_prefix`]) with
     /// no top-level key repeated, where its type, id, parentId and timestamp are `fields[..4]`.
@@ -113,6 +120,17 @@ impl Scanned {
     /// Whether the top-level value is an object.
     pub fn is_object(&self) -> bool {
         self.top.is_none()
+    }
+}
+
+/// Which of [`Scanned`]'s message slots keeps the key written `raw`, if any.
+#[inline(always)]
+fn message_slot(raw: &[u8]) -> Option<usize> {
+    match raw {
+        b"role" => Some(0),
+        b"content" => Some(1),
+        b"timestamp" => Some(2),
+        _ => None,
     }
 }
 
@@ -254,6 +272,7 @@ fn scan<const BLOCKS: bool, const ENDS: u8>(b: &[u8], out: &mut Scanned) -> Resu
         st.top_start = PI_MESSAGE_OPEN;
         st.in_message = true;
         st.pending_msg = Some(PI_ROLE_KEY);
+        st.pending_slot = Some(0);
         stack.push(Frame::Object);
         stack.push(Frame::Object);
         PI_PREFIX.len() - 1
@@ -469,6 +488,8 @@ struct State<'o> {
     pending: Option<(u32, u32)>,
     /// The `message` key whose value is being scanned.
     pending_msg: Option<(u32, u32)>,
+    /// Its slot in [`Scanned`]'s message slots, if it has one.
+    pending_slot: Option<usize>,
     /// Inside the top-level `message` object.
     in_message: bool,
     /// The `message` key being scanned is `content`.
@@ -510,6 +531,7 @@ impl<'o> State<'o> {
             out,
             pending: None,
             pending_msg: None,
+            pending_slot: None,
             in_message: false,
             in_content: false,
             top_start: 0,
@@ -534,8 +556,12 @@ impl<'o> State<'o> {
                 self.in_message = false;
             }
             2 if self.in_message => {
-                if let Some(k) = self.pending_msg.take() {
-                    push(&mut self.out.message_fields, k, self.msg_start, end, kind);
+                if let Some(key) = self.pending_msg.take() {
+                    let value = value_span(self.msg_start, end, kind);
+                    self.out.message_fields.push(Field { key, value });
+                    if let Some(slot) = self.pending_slot.take() {
+                        self.out.message_slots[slot] = Some(value);
+                    }
                 }
                 self.in_content = false;
             }
@@ -610,13 +636,15 @@ fn key<const BLOCKS: bool, const ENDS: u8>(
         st.out.escaped_keys |= escaped;
         if &b[i + 1..end - 1] == b"message" {
             st.out.message_fields.clear();
+            st.out.message_slots = [None; 3];
             st.out.null_in_content = false;
             st.out.tool_calls.clear();
             st.out.text_blocks.clear();
         }
     } else if depth == 2 && st.in_message {
         st.pending_msg = Some(span);
-        st.in_content = &b[i + 1..end - 1] == b"content";
+        st.pending_slot = message_slot(&b[i + 1..end - 1]);
+        st.in_content = st.pending_slot == Some(1);
         if st.in_content {
             st.out.null_in_content = false;
             st.out.tool_calls.clear();
@@ -1048,6 +1076,35 @@ pub(crate) mod tests {
         assert_eq!(text(line, s.field(line, "parentId")), b"a1");
         assert_eq!(s.field(line, "message").unwrap().kind, SpanKind::Str { escaped: false });
         assert!(s.message_fields.is_empty());
+    }
+
+    /// `role`, `content` and `timestamp` of the message come from slots kept by the scan; they
+    /// must be what a search of the message's fields gives (the last of a repeated key, nothing
+    /// for a key written with escapes, the last `message` object's), with and without Pi's prefix.
+    #[test]
+    fn message_slots_equal_the_search() {
+        let pi = r#"{"type":"message","id":"0123abcd","parentId":"89efcdab","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"#;
+        let lines = [
+            format!(r#"{pi}"user","content":"a","timestamp":1}}}}"#),
+            format!(r#"{pi}"user","content":"a","role":"assistant","timestamp":1,"timestamp":"2"}}}}"#),
+            format!(r#"{pi}"user","content":[{{"role":"x","content":1}}],"r\u006fle":"y"}}}}"#),
+            format!(r#"{pi}"user","content":"a"}},"message":{{"content":null}}}}"#),
+            format!(r#"{pi}"user","content":"a"}},"message":"text"}}"#),
+            r#"{"message":{"timestamp":5,"role":"tool","nested":{"role":"no"}},"role":"top"}"#.to_string(),
+            r#"{"role":"top","content":"top"}"#.to_string(),
+        ];
+        let mut found = 0;
+        for line in &lines {
+            let b = line.as_bytes();
+            for sc in [scan_line(b).unwrap(), scan_line_with_blocks(b).unwrap()] {
+                for key in ["role", "content", "timestamp"] {
+                    let searched = find(&sc.message_fields, b, key);
+                    assert_eq!(sc.message_field(b, key), searched, "{key} in {line}");
+                    found += usize::from(searched.is_some());
+                }
+            }
+        }
+        assert_eq!(found, 2 * 11);
     }
 
     #[test]
