@@ -240,10 +240,13 @@ fn read_one(c: &Candidate, texts: Texts, hide_internal: bool, parallel_from: u64
     }
 }
 
-/// Reads every candidate in parallel (one reused buffer per worker), keeping discovery order.
+/// Reads every candidate in parallel (one reused buffer per thread), keeping discovery order.
 pub fn read_infos(candidates: &[Candidate], texts: Texts, hide_internal: bool) -> Vec<Listed> {
     let parallel_from = crate::read::parallel_lines_from(candidates.len());
-    candidates.par_iter().map_init(Vec::new, |buf, c| read_one(c, texts, hide_internal, parallel_from, buf)).collect()
+    candidates
+        .par_iter()
+        .map(|c| crate::read::with_thread_buffer(|buf| read_one(c, texts, hide_internal, parallel_from, buf)))
+        .collect()
 }
 
 /// How far past a file's mtime its `modified` is assumed to reach at most, when `--since` and
@@ -300,10 +303,11 @@ pub fn read_infos_streaming(
 ) {
     let parallel_from = crate::read::parallel_lines_from(candidates.len());
     candidates.par_iter().for_each_init(
-        || (Vec::new(), tx.clone()),
-        |(buf, tx), c| {
+        || tx.clone(),
+        |tx, c| {
+            let listed = crate::read::with_thread_buffer(|buf| read_one(c, texts, hide_internal, parallel_from, buf));
             // A closed receiver means the reader stopped (a closed pipe): nothing to do.
-            let _ = tx.send(read_one(c, texts, hide_internal, parallel_from, buf));
+            let _ = tx.send(listed);
         },
     );
 }

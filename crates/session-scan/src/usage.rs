@@ -194,7 +194,8 @@ impl Partial {
 /// Reads `files` in parallel and builds the report; `progress` is told of each file read.
 pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) -> Report {
     // Families: files that name a parent, and the files they name (by file name).
-    let parents: Vec<Option<String>> = files.par_iter().map_init(Vec::new, |buf, p| header_parent(p, buf)).collect();
+    let parents: Vec<Option<String>> =
+        files.par_iter().map(|p| crate::read::with_thread_buffer(|buf| header_parent(p, buf))).collect();
     let named: HashSet<String> = parents.iter().flatten().map(|p| basename(p)).collect();
     let in_family: Vec<bool> = files
         .iter()
@@ -209,13 +210,15 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
     let runs: Vec<Partial> = files
         .par_chunks(FILES_PER_RUN)
         .zip(in_family.par_chunks(FILES_PER_RUN))
-        .map_init(Vec::new, |buf, (paths, family)| {
-            let mut acc = Partial::default();
-            for (path, &family) in paths.iter().zip(family) {
-                progress();
-                read_file(opts, path, family, parallel_from, buf, &mut acc);
-            }
-            acc
+        .map(|(paths, family)| {
+            crate::read::with_thread_buffer(|buf| {
+                let mut acc = Partial::default();
+                for (path, &family) in paths.iter().zip(family) {
+                    progress();
+                    read_file(opts, path, family, parallel_from, buf, &mut acc);
+                }
+                acc
+            })
         })
         .collect();
     let mut partial = runs.into_iter().fold(Partial::default(), Partial::merge);
