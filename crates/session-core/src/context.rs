@@ -258,7 +258,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
 
     fn first_kept(&self, i: usize) -> Field<'a> {
         match &self.entry(i).migrated_first_kept {
-            Some(f) => f.clone(),
+            Some(f) => (**f).clone(),
             None => self.field(i, "firstKeptEntryId"),
         }
     }

@@ -34,7 +34,7 @@ pub struct Entry<'a> {
     /// Fields some entry types need at load time.
     pub detail: Detail<'a>,
     /// Set by v1 migration: the `firstKeptEntryId` derived from `firstKeptEntryIndex`.
-    pub migrated_first_kept: Option<Field<'a>>,
+    pub migrated_first_kept: Option<Box<Field<'a>>>,
     /// Set by v2 migration: `message.role` was `hookMessage` and reads as `custom`.
     pub hook_message_renamed: bool,
 }
@@ -48,9 +48,9 @@ pub enum Detail<'a> {
     /// A `label` entry.
     Label {
         /// `targetId`.
-        target: Field<'a>,
+        target: Box<Field<'a>>,
         /// `label`.
-        label: Field<'a>,
+        label: Box<Field<'a>>,
     },
     /// A `session_info` entry's `name`.
     SessionInfo(Field<'a>),
@@ -159,7 +159,7 @@ impl<'a> Entry<'a> {
         self.parent_id = f("parentId");
         self.timestamp = f("timestamp");
         self.detail = match &self.entry_type {
-            t if t.is("label") => Detail::Label { target: f("targetId"), label: f("label") },
+            t if t.is("label") => Detail::Label { target: Box::new(f("targetId")), label: Box::new(f("label")) },
             t if t.is("session_info") => Detail::SessionInfo(f("name")),
             t if t.is("message") => message,
             _ => Detail::None,
@@ -567,7 +567,7 @@ impl<'a> Session<'a> {
                     Some(t) if !t.is_type("session") => t.id.clone(),
                     _ => Field::Absent,
                 };
-                self.records[i].migrated_first_kept = Some(first_kept);
+                self.records[i].migrated_first_kept = Some(Box::new(first_kept));
             }
         }
     }
@@ -585,9 +585,9 @@ impl<'a> Session<'a> {
             leaf = Some(e.id.clone());
             if let Detail::Label { target, label } = &e.detail {
                 if label.is_truthy() {
-                    labels.insert(target.clone(), (label.clone(), e.timestamp.clone()));
+                    labels.insert((**target).clone(), ((**label).clone(), e.timestamp.clone()));
                 } else {
-                    labels.remove(target);
+                    labels.remove(&**target);
                 }
             }
         }
