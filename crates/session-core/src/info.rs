@@ -177,16 +177,11 @@ impl InfoBuilder {
             // Most lines are messages, and only a few of their fields matter here: they are read
             // from the scan without building the entry.
             let b = line.bytes;
-            // As Pi writes a message: the type is known, and the message is where the scan saw it.
-            let type_span = match scanned.pi_message() {
-                Some(_) => Some(scanned.fields[0].value),
-                None => scanned.field(b, "type"),
-            };
-            match type_span {
+            match scanned.field(b, "type") {
                 Some(span @ json::Span { kind: SpanKind::Str { escaped: false }, .. }) => {
                     match &b[span.start as usize..span.end as usize] {
                         b"message" => {
-                            let message = scanned.pi_message().or_else(|| scanned.field(b, "message")).map(|s| s.kind);
+                            let message = scanned.field(b, "message").map(|s| s.kind);
                             let (role, content) = match message {
                                 Some(SpanKind::Object) => (
                                     Field::from_span(b, scanned.message_field(b, "role")),

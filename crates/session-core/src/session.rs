@@ -113,10 +113,7 @@ impl<'a> Entry<'a> {
             entry.fill_from_full_parse();
             return entry;
         }
-        // Written as Pi writes a message, with no top-level key repeated: the fields are where
-        // the scan found the prefix, and need no lookup.
-        let pi_message = scanned.pi_message();
-        let span = pi_message.or_else(|| scanned.field(b, "message"));
+        let span = scanned.field(b, "message");
         let message = span.map(|s| s.kind);
         let (role, content) = if message == Some(SpanKind::Object) {
             (Field::from_span(b, scanned.message_field(b, "role")), scanned.message_field(b, "content").map(|s| s.kind))
@@ -128,13 +125,7 @@ impl<'a> Entry<'a> {
         // A stored message goes out as its raw text only when that text is what Pi would print.
         let span = span.filter(|_| !scanned.overflow).map(|s| (s.start, s.end));
         let detail = Detail::Message { message, role, content, span, tool_result_usage };
-        if pi_message.is_some() {
-            let field = |k: usize| Field::from_span(b, Some(scanned.fields[k].value));
-            (entry.entry_type, entry.id, entry.parent_id, entry.timestamp) = (field(0), field(1), field(2), field(3));
-            entry.detail = detail;
-        } else {
-            entry.fill(|k| Field::from_span(b, scanned.field(b, k)), detail);
-        }
+        entry.fill(&ScannedFields { line: b, scanned }, detail);
         entry
     }
 
@@ -148,22 +139,55 @@ impl<'a> Entry<'a> {
         let content = m.and_then(|m| m.get("content")).map(kind_of);
         let tool_result_usage = role.is("toolResult") && m.and_then(|m| m.get("usage")).is_some_and(Value::is_truthy);
         let detail = Detail::Message { message, role, content, span: None, tool_result_usage };
-        self.fill(|k| Field::from_value(v.get(k)), detail);
+        self.fill(&ValueFields(&v), detail);
     }
 
     /// Sets the common fields and the type-specific detail from a field reader; `message` is the
     /// detail a `message` entry gets.
-    fn fill(&mut self, f: impl Fn(&str) -> Field<'a>, message: Detail<'a>) {
-        self.entry_type = f("type");
-        self.id = f("id");
-        self.parent_id = f("parentId");
-        self.timestamp = f("timestamp");
+    #[inline(always)]
+    fn fill(&mut self, fields: &impl FieldReader<'a>, message: Detail<'a>) {
+        self.entry_type = fields.get("type");
+        self.id = fields.get("id");
+        self.parent_id = fields.get("parentId");
+        self.timestamp = fields.get("timestamp");
         self.detail = match &self.entry_type {
-            t if t.is("label") => Detail::Label { target: Box::new(f("targetId")), label: Box::new(f("label")) },
-            t if t.is("session_info") => Detail::SessionInfo(f("name")),
+            t if t.is("label") => {
+                Detail::Label { target: Box::new(fields.get("targetId")), label: Box::new(fields.get("label")) }
+            }
+            t if t.is("session_info") => Detail::SessionInfo(fields.get("name")),
             t if t.is("message") => message,
             _ => Detail::None,
         };
+    }
+}
+
+/// Where [`Entry::fill`] reads a line's top-level fields. A trait rather than a closure: its
+/// inlined method sees each literal key, so the scan's lookup ([`Scanned::field`]) resolves it
+/// at compile time.
+trait FieldReader<'a> {
+    fn get(&self, key: &str) -> Field<'a>;
+}
+
+/// The fields a scan recorded.
+struct ScannedFields<'a, 's> {
+    line: &'a [u8],
+    scanned: &'s Scanned,
+}
+
+impl<'a> FieldReader<'a> for ScannedFields<'a, '_> {
+    #[inline(always)]
+    fn get(&self, key: &str) -> Field<'a> {
+        Field::from_span(self.line, self.scanned.field(self.line, key))
+    }
+}
+
+/// The fields of a fully parsed value.
+struct ValueFields<'v, 'x>(&'v Value<'x>);
+
+impl<'a> FieldReader<'a> for ValueFields<'_, '_> {
+    #[inline(always)]
+    fn get(&self, key: &str) -> Field<'a> {
+        Field::from_value(self.0.get(key))
     }
 }
 

@@ -235,15 +235,7 @@ impl UsageBuilder {
             return Ok(());
         }
         let b = line.bytes;
-        // Written as Pi writes a message: type, timestamp and message are where the scan saw them.
-        let pi_message = sc.pi_message();
-        let field = |k: &str| match (pi_message, k) {
-            (Some(_), "type") => Some(sc.fields[0].value),
-            (Some(_), "timestamp") => Some(sc.fields[3].value),
-            (Some(message), "message") => Some(message),
-            _ => sc.field(b, k),
-        };
-        let f = |k: &str| Field::from_span(b, field(k));
+        let f = |k: &str| Field::from_span(b, sc.field(b, k));
         let ty = if sc.is_object() { f("type") } else { Field::Absent };
         if !self.header_seen {
             let Field::Str(id) = f("id") else {
@@ -275,7 +267,7 @@ impl UsageBuilder {
             }
             return Ok(());
         }
-        let ts_span = field("timestamp");
+        let ts_span = sc.field(b, "timestamp");
         let ts_raw = ts_span.map_or(&b[..0], |s| &b[s.start as usize..s.end as usize]);
         let time = Field::time_of_span(b, ts_span);
         let add = |source: Source, model: Arc<str>, span: Span, out: &mut FileUsage| {
@@ -310,7 +302,7 @@ impl UsageBuilder {
                 }
             }
             Some(b"message") => {
-                let message_kind = field("message").map(|s| s.kind);
+                let message_kind = sc.field(b, "message").map(|s| s.kind);
                 let mf = |k: &str| Field::from_span(b, sc.message_field(b, k));
                 let role = if message_kind == Some(SpanKind::Object) { mf("role") } else { Field::Absent };
                 let role_name = role_name(&role);

@@ -77,7 +77,8 @@ pub struct Scanned {
     pub blocks_recorded: bool,
     /// The line starts as Pi writes a message entry (`{"type":"message","id":"…","parentId":"…",
     /// "timestamp":"…","message":{"role":…`): the first four `fields` are those four keys with
-    /// strings free of escapes, and the fifth, when there is one, is `message`.
+    /// strings free of escapes, and the fifth, when there is one, is `message`. [`Scanned::field`]
+    /// reads them without a search when no top-level key follows.
     pub pi_prefix: bool,
     /// A key of a content block, or a block's `type`, holds an escape: `tool_calls` and
     /// `text_blocks` may miss blocks, and the content must be read some other way.
@@ -101,8 +102,23 @@ impl Scanned {
         self.pi_prefix = false;
     }
 
-    /// The last occurrence of a top-level key (JavaScript keeps the last value).
+    /// The last occurrence of a top-level key (JavaScript keeps the last value). On a line written
+    /// as Pi writes a message, with no top-level key repeated, the five keys are where the scan
+    /// found Pi's prefix, and no other key is there: no search. Inlined, so that a literal key
+    /// picks its place at compile time.
+    #[inline(always)]
     pub fn field(&self, line: &[u8], key: &str) -> Option<Span> {
+        if self.pi_prefix && self.fields.len() == 5 {
+            let at = match key {
+                "type" => 0,
+                "id" => 1,
+                "parentId" => 2,
+                "timestamp" => 3,
+                "message" => 4,
+                _ => return None,
+            };
+            return Some(self.fields[at].value);
+        }
         find(&self.fields, line, key)
     }
     /// The last occurrence of a key inside the top-level `message` object.
@@ -112,28 +128,31 @@ impl Scanned {
             None => find(&self.message_fields, line, key),
         }
     }
-    /// The `message` value of a line written as Pi writes a message ([`Scanned::pi_prefix`]) with
-    /// no top-level key repeated, where its type, id, parentId and timestamp are `fields[..4]`.
-    pub fn pi_message(&self) -> Option<Span> {
-        (self.pi_prefix && self.fields.len() == 5).then(|| self.fields[4].value)
-    }
     /// Whether the top-level value is an object.
     pub fn is_object(&self) -> bool {
         self.top.is_none()
     }
 }
 
+/// The message slots of [`Scanned`]: where `role`, `content` and `timestamp` are kept.
+const ROLE_SLOT: usize = 0;
+const CONTENT_SLOT: usize = 1;
+const TIMESTAMP_SLOT: usize = 2;
+
 /// Which of [`Scanned`]'s message slots keeps the key written `raw`, if any.
 #[inline(always)]
 fn message_slot(raw: &[u8]) -> Option<usize> {
     match raw {
-        b"role" => Some(0),
-        b"content" => Some(1),
-        b"timestamp" => Some(2),
+        b"role" => Some(ROLE_SLOT),
+        b"content" => Some(CONTENT_SLOT),
+        b"timestamp" => Some(TIMESTAMP_SLOT),
         _ => None,
     }
 }
 
+/// The search behind [`Scanned::field`] and [`Scanned::message_field`]; kept out of line so that
+/// their inlined fast paths stay small.
+#[inline(never)]
 fn find(fields: &[Field], line: &[u8], key: &str) -> Option<Span> {
     fields.iter().rev().find(|f| line.get(f.key.0 as usize..f.key.1 as usize) == Some(key.as_bytes())).map(|f| f.value)
 }
@@ -272,7 +291,7 @@ fn scan<const BLOCKS: bool, const ENDS: u8>(b: &[u8], out: &mut Scanned) -> Resu
         st.top_start = PI_MESSAGE_OPEN;
         st.in_message = true;
         st.pending_msg = Some(PI_ROLE_KEY);
-        st.pending_slot = Some(0);
+        st.pending_slot = Some(ROLE_SLOT);
         stack.push(Frame::Object);
         stack.push(Frame::Object);
         PI_PREFIX.len() - 1
@@ -644,7 +663,7 @@ fn key<const BLOCKS: bool, const ENDS: u8>(
     } else if depth == 2 && st.in_message {
         st.pending_msg = Some(span);
         st.pending_slot = message_slot(&b[i + 1..end - 1]);
-        st.in_content = st.pending_slot == Some(1);
+        st.in_content = st.pending_slot == Some(CONTENT_SLOT);
         if st.in_content {
             st.out.null_in_content = false;
             st.out.tool_calls.clear();
@@ -986,10 +1005,9 @@ fn string_blocks_with(lanes: impl BlockMasks, b: &[u8], mut i: usize, escaped: &
 
 /// One block of [`string_blocks_with`], `block` (at `i`): the stop in it, if any; else `carry`
 /// (the block's last byte is an escaping backslash) is set for the next, and its backslashes
-/// added to `backslashes`. Which bytes are escaped
-/// is worked out for the whole block at once from the runs of backslashes; `\n`, `\"` and `\t`
-/// are known good from the masks, and the other escaped bytes (a few per block) are checked
-/// one by one.
+/// added to `backslashes`. Which bytes are escaped is worked out for the whole block at once from
+/// the runs of backslashes; `\n`, `\"` and `\t` are known good from the masks, and the other
+/// escaped bytes (a few per block) are checked one by one.
 #[inline(always)]
 fn block64(
     lanes: impl BlockMasks,
