@@ -1,8 +1,9 @@
-//! Fuzz target: line splitting under both rules agrees with a naive split, and lines split and
-//! scanned in one pass are the split lines with their scans.
+//! Fuzz target: line splitting under both rules agrees with a naive split, lines split and
+//! scanned in one pass are the split lines with their scans, and the scan's shortcuts for Pi's
+//! usual shapes give what the plain walk gives.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use session_core::json::{ScanOptions, scan_line_with};
+use session_core::json::{ScanOptions, scan_line_plain, scan_line_with};
 use session_core::lines::{LineRule, Lines, ScannedLines, is_blank};
 
 fuzz_target!(|data: &[u8]| {
@@ -33,6 +34,14 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(line, split);
                 let alone = (!is_blank(split.bytes)).then(|| scan_line_with(split.bytes, options));
                 assert_eq!(format!("{:?}", scanned.map(|s| s.cloned())), format!("{alone:?}"));
+                if let Some(alone) = alone {
+                    let plain = scan_line_plain(split.bytes, options);
+                    let shortcut = alone.map(|mut s| {
+                        s.pi_prefix = false;
+                        s
+                    });
+                    assert_eq!(format!("{shortcut:?}"), format!("{plain:?}"));
+                }
             }
             assert!(fused.next().is_none());
         }

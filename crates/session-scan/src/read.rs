@@ -488,7 +488,9 @@ fn line_start_within(bytes: &[u8], at: usize, limit: usize) -> Option<usize> {
 }
 
 /// Opens a file; if it has `parallel_from` bytes or more, maps it and calls `step` with
-/// each line under `rule` and its scan, in order, until `step` returns false. The file goes in
+/// each line under `rule` and its scan, in order, until `step` returns false (a file of
+/// [`MMAP_THRESHOLD`] or more but under `parallel_from` is mapped and scanned on this thread,
+/// [`scan_mapped_here`]; a smaller one goes back to the caller's stream). The file goes in
 /// rounds: each round's bytes are cut into pieces at line starts, and the pieces are split into
 /// lines and scanned on all cores, then handed over in order. From a line longer than
 /// `long_line(size)` on, the rest of the file is streamed through `buf`.
@@ -503,8 +505,11 @@ fn for_each_scanned_line(
 ) -> std::io::Result<ScannedPass> {
     use rayon::prelude::*;
     let (mut file, meta) = open_regular(path)?;
-    if meta.len() < parallel_from || default_strategy() == ReadStrategy::Buffered {
+    if meta.len() < MMAP_THRESHOLD || default_strategy() == ReadStrategy::Buffered {
         return Ok(ScannedPass::Stream((file, meta)));
+    }
+    if meta.len() < parallel_from {
+        return scan_mapped_here(path, (file, meta), rule, options, step);
     }
     let Ok(map) = crate::mmap::map(&file) else { return Ok(ScannedPass::Stream((file, meta))) };
     let (mtime, meta_len) = (mtime_ms(&meta), meta.len());
@@ -574,10 +579,44 @@ fn for_each_scanned_line(
     Ok(ScannedPass::Done(meta.len(), mtime))
 }
 
+/// While a file is scanned on one core from its map, the pages read are given back each time the
+/// scan has passed this many bytes more.
+const RELEASE_EVERY: usize = 4 << 20;
+
+/// [`for_each_scanned_line`] for a file too small to be worth rounds on all cores, but large
+/// enough to map: the map is split and scanned in one pass on this thread (no copy into a
+/// buffer), with pages given back as the scan moves on.
+fn scan_mapped_here(
+    path: &Path,
+    (file, meta): Opened,
+    rule: session_core::lines::LineRule,
+    options: ScanOptions,
+    mut step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
+) -> std::io::Result<ScannedPass> {
+    let Ok(map) = crate::mmap::map(&file) else { return Ok(ScannedPass::Stream((file, meta))) };
+    let mut lines = session_core::lines::ScannedLines::new(&map, rule, options);
+    let mut released = 0;
+    while let Some((line, scanned)) = lines.next() {
+        let start = line.offset as usize;
+        if !step(line, scanned) {
+            break;
+        }
+        if start - released >= RELEASE_EVERY {
+            map.release(released..start);
+            released = start;
+        }
+    }
+    if map.truncated() {
+        drop(map);
+        return open_regular(path).map(ScannedPass::Stream);
+    }
+    Ok(ScannedPass::Done(meta.len(), mtime_ms(&meta)))
+}
+
 /// One pass over a file's lines with a state made by `init` and fed by `step` (false to stop):
 /// [`for_each_scanned_line`] when the file has `parallel_from` bytes or more (see
-/// [`parallel_lines_from`]), else (or when the mapped file shrank)
-/// the stream through `buf` from a fresh state. Returns the state, the file's size and its mtime
+/// [`parallel_lines_from`]), the map on this thread from [`MMAP_THRESHOLD`], else (or when the
+/// mapped file shrank) the stream through `buf` from a fresh state. Returns the state, the file's size and its mtime
 /// (ms). Every line but a blank one comes with its scan, made with `options`.
 pub fn fold_lines<S>(
     path: &Path,
@@ -618,6 +657,63 @@ mod tests {
             Some(Err(e)) => format!("error at {}", e.offset),
         };
         format!("{} @{} len {} {} {outcome}", line.number, line.offset, line.bytes.len(), line.terminated)
+    }
+
+    /// A file between the map threshold and the size for rounds is mapped and scanned on the
+    /// calling thread: it hands over the lines the stream gives (numbers, offsets, terminators,
+    /// scans), all of them or up to where `step` stops, and reports the file done (a file not
+    /// mapped would be handed back to the stream).
+    #[test]
+    fn mid_sized_files_are_scanned_from_their_map_as_the_stream_reads_them() {
+        let mut bytes = Vec::new();
+        let mut k = 0usize;
+        while bytes.len() < MMAP_THRESHOLD as usize + (1 << 20) {
+            let text = "y".repeat(k * 37 % 5000);
+            let line = match k % 5 {
+                0 => format!(r#"{{"type":"message","id":"m{k}","message":{{"role":"user","content":"{text}"}}}}"#),
+                1 => format!(r#"{{"type":"custom","data":"{text}""#),
+                2 => String::new(),
+                3 => format!(r#"{{"type":"message","message":{{"role":"assistant","usage":{{"input":{k}}}}}}}"#),
+                _ => format!(r#"  {{"type":"label","label":"{text}"}}  "#),
+            };
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.extend_from_slice(if k.is_multiple_of(7) { b"\r\n" } else { b"\n" });
+            k += 1;
+        }
+        bytes.extend_from_slice(b"{\"type\":\"unterminated\"");
+        let path = std::env::temp_dir().join(format!("session-scan-mid-sized-{}.jsonl", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        assert!((MMAP_THRESHOLD..PARALLEL_LINES_MIN).contains(&(bytes.len() as u64)));
+        for rule in [LineRule::Newline, LineRule::Readline] {
+            let options = ScanOptions::default();
+            let mut streamed = Vec::new();
+            let opened = open_regular(&path).unwrap();
+            for_each_scanned_line_opened(opened, rule, &mut Vec::new(), options, |line, scan| {
+                streamed.push(describe(line, scan));
+                true
+            })
+            .unwrap();
+            assert!(streamed.len() > 3_000, "{}", streamed.len());
+            for stop_after in [usize::MAX, 1234] {
+                let mut passed = Vec::new();
+                let pass = for_each_scanned_line(
+                    &path,
+                    rule,
+                    options,
+                    &mut Vec::new(),
+                    PARALLEL_LINES_MIN,
+                    |_| usize::MAX,
+                    |line, scan| {
+                        passed.push(describe(line, scan));
+                        passed.len() < stop_after
+                    },
+                )
+                .unwrap();
+                assert!(matches!(pass, ScannedPass::Done(..)));
+                assert_eq!(passed, streamed[..stop_after.min(streamed.len())], "{rule:?}");
+            }
+        }
+        std::fs::remove_file(&path).unwrap();
     }
 
     /// A mapped file whose lines grow past the cut search's reach is handed over as the stream

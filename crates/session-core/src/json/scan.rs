@@ -214,9 +214,22 @@ pub fn made_or_scan<'s>(
 pub fn scan_line_with(b: &[u8], options: ScanOptions) -> Result<Scanned, ScanError> {
     let mut out = Scanned::default();
     if options.blocks {
-        scan::<true, WHOLE>(b, &mut out)?;
+        scan::<true, WHOLE, true>(b, &mut out)?;
     } else {
-        scan::<false, WHOLE>(b, &mut out)?;
+        scan::<false, WHOLE, true>(b, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// [`scan_line_with`] without the shortcuts for the shapes Pi usually writes (the start of a
+/// message entry, an assistant's `usage`): every token walked one by one. The outcome is the
+/// same, `pi_prefix` aside (never set here); tests and fuzzing hold the shortcuts to it.
+pub fn scan_line_plain(b: &[u8], options: ScanOptions) -> Result<Scanned, ScanError> {
+    let mut out = Scanned::default();
+    if options.blocks {
+        scan::<true, WHOLE, false>(b, &mut out)?;
+    } else {
+        scan::<false, WHOLE, false>(b, &mut out)?;
     }
     Ok(out)
 }
@@ -233,10 +246,10 @@ pub fn scan_line_at(
     out: &mut Scanned,
 ) -> (usize, Result<(), ScanError>) {
     let scanned = match (rule, options.blocks) {
-        (LineRule::Newline, false) => scan::<false, NEWLINE>(rest, out),
-        (LineRule::Newline, true) => scan::<true, NEWLINE>(rest, out),
-        (LineRule::Readline, false) => scan::<false, READLINE>(rest, out),
-        (LineRule::Readline, true) => scan::<true, READLINE>(rest, out),
+        (LineRule::Newline, false) => scan::<false, NEWLINE, true>(rest, out),
+        (LineRule::Newline, true) => scan::<true, NEWLINE, true>(rest, out),
+        (LineRule::Readline, false) => scan::<false, READLINE, true>(rest, out),
+        (LineRule::Readline, true) => scan::<true, READLINE, true>(rest, out),
     };
     match scanned {
         Ok(len) => (len, Ok(())),
@@ -272,7 +285,10 @@ const READLINE: u8 = 2;
 
 /// Scans a value and the whitespace after it into `out`; returns where that ends (the input's
 /// end, or a line terminator under `ENDS`).
-fn scan<const BLOCKS: bool, const ENDS: u8>(b: &[u8], out: &mut Scanned) -> Result<usize, ScanError> {
+fn scan<const BLOCKS: bool, const ENDS: u8, const SHAPES: bool>(
+    b: &[u8],
+    out: &mut Scanned,
+) -> Result<usize, ScanError> {
     if b.len() >= u32::MAX as usize {
         return Err(ScanError { offset: 0, reason: "line of 4 GiB or more" });
     }
@@ -280,7 +296,7 @@ fn scan<const BLOCKS: bool, const ENDS: u8>(b: &[u8], out: &mut Scanned) -> Resu
     out.blocks_recorded = BLOCKS;
     let mut st = State::new(out);
     let mut stack = Frames::default();
-    let mut i = if pi_message_prefix(b) {
+    let mut i = if SHAPES && pi_message_prefix(b) {
         st.out.pi_prefix = true;
         // Where the walk would be after the prefix: inside `message`, at the value of `role`.
         for (key, value) in PI_PREFIX_FIELDS {
@@ -306,7 +322,17 @@ fn scan<const BLOCKS: bool, const ENDS: u8>(b: &[u8], out: &mut Scanned) -> Resu
             _ => {}
         }
         let kind = match b.get(i) {
-            Some(b'{') => {
+            Some(b'{') => 'object: {
+                // The usage object Pi writes in an assistant message holds nothing the scan records.
+                if stack.len() == 2
+                    && st.in_message
+                    && !st.in_content
+                    && SHAPES
+                    && let Some(end) = pi_usage(b, i)
+                {
+                    i = end;
+                    break 'object SpanKind::Object;
+                }
                 if stack.len() == 1 && st.pending.is_some_and(|k| &b[k.0 as usize..k.1 as usize] == b"message") {
                     st.in_message = true;
                 }
@@ -450,6 +476,37 @@ fn pi_message_prefix(b: &[u8]) -> bool {
             | specials(word(time + 8))
             | specials(word(time + 16))
             == 0
+}
+
+/// Where the object at `i` ends, if it is written as Pi writes an assistant message's `usage`
+/// (`JSON.stringify` of pi-ai's `Usage`: five token counts, then `cost` with five amounts) with
+/// plain numbers (no exponent); else `None`, and the walk reads it. Such an object is what the
+/// walk would accept, and it holds nothing the walk records (nor a number that could overflow);
+/// its twenty-one tokens are checked here as eleven fixed pieces and ten numbers.
+#[inline(never)]
+fn pi_usage(b: &[u8], i: usize) -> Option<usize> {
+    /// Past `piece` at `i`, then past a plain number.
+    #[inline(always)]
+    fn then_number<const N: usize>(b: &[u8], i: usize, piece: &[u8; N]) -> Option<usize> {
+        if b.get(i..i + N)? != piece {
+            return None;
+        }
+        match number(b, i + N) {
+            Ok((end, false)) => Some(end),
+            _ => None,
+        }
+    }
+    let i = then_number(b, i, br#"{"input":"#)?;
+    let i = then_number(b, i, br#","output":"#)?;
+    let i = then_number(b, i, br#","cacheRead":"#)?;
+    let i = then_number(b, i, br#","cacheWrite":"#)?;
+    let i = then_number(b, i, br#","totalTokens":"#)?;
+    let i = then_number(b, i, br#","cost":{"input":"#)?;
+    let i = then_number(b, i, br#","output":"#)?;
+    let i = then_number(b, i, br#","cacheRead":"#)?;
+    let i = then_number(b, i, br#","cacheWrite":"#)?;
+    let i = then_number(b, i, br#","total":"#)?;
+    (b.get(i..i + 2)? == b"}}").then_some(i + 2)
 }
 
 /// The open containers: one bit each (1 for an object). The first 64 levels live in one word
@@ -1415,6 +1472,140 @@ pub(crate) mod tests {
             }
         }
         assert!(compared > 200, "too few lines took the prefix: {compared}");
+    }
+
+    /// Scans `line` with and without the shortcut for Pi's usage objects.
+    fn with_and_without_shapes(line: &[u8], options: ScanOptions) -> (String, String) {
+        let with = describe(scan_line_with(line, options).as_ref().map_err(|e| *e), 0);
+        let without = describe(scan_line_plain(line, options).as_ref().map_err(|e| *e), 0);
+        (with, without)
+    }
+
+    /// `pi_usage` takes an object exactly when it has Pi's usage shape with numbers the grammar
+    /// accepts and no exponent, and then ends where the grammar ends it; the lines around such
+    /// objects scan as the plain walk scans them (fields, flags, errors and their offsets).
+    /// Numbers are drawn from valid and invalid pieces, and the shape is broken in every piece.
+    #[test]
+    fn pi_usage_shape_scans_as_the_walk_does() {
+        const NUMBERS: &[&str] = &[
+            "0",
+            "9413",
+            "-1",
+            "0.028239",
+            "0.046142550000000004",
+            "12345678901234567",
+            "1e5",
+            "1E+2",
+            "1e999",
+            "01",
+            "1.",
+            ".5",
+            "-",
+            "+1",
+            "1e",
+            "0x1",
+            "",
+            "1.5.2",
+            "--1",
+            "00",
+            "\"1\"",
+            "null",
+            "9_",
+        ];
+        const KEYS: [&str; 10] = [
+            "input",
+            "output",
+            "cacheRead",
+            "cacheWrite",
+            "totalTokens",
+            "input",
+            "output",
+            "cacheRead",
+            "cacheWrite",
+            "total",
+        ];
+        let mut next = xorshift(0x5eed_u64);
+        let (mut taken, mut refused) = (0, 0);
+        for round in 0..3000 {
+            let numbers: Vec<&str> = (0..10)
+                .map(|_| {
+                    let r = next();
+                    if r.is_multiple_of(24) {
+                        NUMBERS[(r >> 8) as usize % NUMBERS.len()]
+                    } else {
+                        NUMBERS[(r >> 8) as usize % 5]
+                    }
+                })
+                .collect();
+            let mut usage = String::from("{");
+            for (k, (key, number)) in KEYS.iter().zip(&numbers).enumerate() {
+                match k {
+                    0 => {}
+                    5 => usage.push_str(",\"cost\":{"),
+                    _ => usage.push(','),
+                }
+                usage.push_str(&format!("\"{key}\":{number}"));
+            }
+            usage.push_str("}}");
+            // One break of the shape in some rounds: a byte changed, dropped or doubled.
+            if round % 3 == 1 {
+                let at = (next() as usize) % usage.len();
+                let mut bytes = usage.into_bytes();
+                match next() % 3 {
+                    0 => bytes[at] = b" ,:{}\"x1"[(next() % 7) as usize],
+                    1 => _ = bytes.remove(at),
+                    _ => bytes.insert(at, bytes[at]),
+                }
+                usage = String::from_utf8_lossy(&bytes).into_owned();
+            }
+            let alone = usage.as_bytes();
+            // The shape, read piece by piece with the grammar's numbers.
+            let shaped = {
+                let pieces = KEYS.iter().enumerate().map(|(k, key)| {
+                    let lead = match k {
+                        0 => "{",
+                        5 => ",\"cost\":{",
+                        _ => ",",
+                    };
+                    format!("{lead}\"{key}\":")
+                });
+                let mut at = Some(0);
+                for piece in pieces {
+                    at = at.filter(|&at| alone[at..].starts_with(piece.as_bytes())).and_then(
+                        |at| match number_bytewise(alone, at + piece.len()) {
+                            Ok((end, false)) => Some(end),
+                            _ => None,
+                        },
+                    );
+                }
+                at.filter(|&at| alone[at..].starts_with(b"}}")).map(|at| at + 2)
+            };
+            assert_eq!(pi_usage(alone, 0), shaped, "{usage}");
+            match shaped {
+                Some(end) => {
+                    taken += 1;
+                    let walked = scan_line_plain(&alone[..end], ScanOptions::default());
+                    assert!(walked.is_ok_and(|s| !s.overflow), "{usage}");
+                }
+                None => refused += 1,
+            }
+            // In a line: the same outcome as the plain walk, as message usage and elsewhere.
+            for line in [
+                format!(
+                    r#"{{"type":"message","id":"a1b2c3d4","parentId":"e5f6a7b8","timestamp":"2026-01-01T02:44:00.431Z","message":{{"role":"assistant","content":[{{"type":"text","text":"hi"}}],"usage":{usage},"stopReason":"stop","timestamp":1}}}}"#
+                ),
+                format!(r#"{{"type":"message","message":{{"role":"assistant","usage":{usage}}},"usage":{usage}}}"#),
+                format!(r#"{{"message":{{"content":[{usage}],"usage":[{usage}]}}}}"#),
+                format!(r#"{{"type":"message","message":{{"role":"assistant","usage":{usage}"#),
+                format!(r#"{{"message":{{"role":"user","content":{usage}}}}}"#),
+            ] {
+                for options in [ScanOptions::default(), ScanOptions { blocks: true }] {
+                    let (with, without) = with_and_without_shapes(line.as_bytes(), options);
+                    assert_eq!(with, without, "{line}");
+                }
+            }
+        }
+        assert!(taken > 500 && refused > 500, "taken {taken}, refused {refused}");
     }
 
     /// The tool calls the scan records agree with a walk of the raw content (`raw::tool_call_blocks`)
