@@ -222,7 +222,7 @@ pub fn scan_line_with(b: &[u8], options: ScanOptions) -> Result<Scanned, ScanErr
 }
 
 /// [`scan_line_with`] without the shortcuts for the shapes Pi usually writes (the start of a
-/// message entry, an assistant's `usage`): every token walked one by one. The outcome is the
+/// message entry, an assistant's `usage`, content blocks): every token walked one by one. The outcome is the
 /// same, `pi_prefix` aside (never set here); tests and fuzzing hold the shortcuts to it.
 pub fn scan_line_plain(b: &[u8], options: ScanOptions) -> Result<Scanned, ScanError> {
     let mut out = Scanned::default();
@@ -331,6 +331,24 @@ fn scan<const BLOCKS: bool, const ENDS: u8, const SHAPES: bool>(
                     && let Some(end) = pi_usage(b, i)
                 {
                     i = end;
+                    break 'object SpanKind::Object;
+                }
+                // So do the content blocks Pi writes, but for a text block's text and a tool
+                // call's name, which the item's end records from the block state.
+                if stack.len() == 3
+                    && st.in_content
+                    && SHAPES
+                    && let Some(block) = pi_block(b, i)
+                {
+                    i = block.end;
+                    if BLOCKS {
+                        st.block_type = block.kind;
+                        match block.kind {
+                            BlockType::ToolCall => st.block_name = block.span,
+                            BlockType::Text => st.block_text = block.span,
+                            BlockType::Other => {}
+                        }
+                    }
                     break 'object SpanKind::Object;
                 }
                 if stack.len() == 1 && st.pending.is_some_and(|k| &b[k.0 as usize..k.1 as usize] == b"message") {
@@ -478,6 +496,93 @@ fn pi_message_prefix(b: &[u8]) -> bool {
             == 0
 }
 
+/// A content block read by [`pi_block`]: where it ends, its type, and the span of a text
+/// block's `text` or a tool call's `name`.
+struct PiBlock {
+    end: usize,
+    kind: BlockType,
+    span: Option<Span>,
+}
+
+/// Past `piece` at `i`.
+#[inline(always)]
+fn piece<const N: usize>(b: &[u8], i: usize, piece: &[u8; N]) -> Option<usize> {
+    (b.get(i..i + N)? == piece).then_some(i + N)
+}
+
+/// Past the string at `i`, and its span (inside the quotes).
+#[inline(always)]
+fn string_at(b: &[u8], i: usize) -> Option<(usize, Span)> {
+    if b.get(i) != Some(&b'"') {
+        return None;
+    }
+    let (end, escaped) = string(b, i).ok()?;
+    Some((end, value_span(i, end, SpanKind::Str { escaped })))
+}
+
+/// The content block at `i`, if it is written exactly as Pi writes one of these (any strings,
+/// escaped or not):
+/// - `{"type":"text","text":"…"}`
+/// - `{"type":"thinking","thinking":"…","thinkingSignature":"…"}`
+/// - `{"type":"toolCall","id":"…","name":"…","arguments":{…}}`, the arguments an object of
+///   strings, plain numbers (no exponent), `true`, `false` and `null`, nothing nested
+/// - `{"type":"image","data":"…","mimeType":"…"}`
+///
+/// else `None`, and the walk reads it. Such a block is what the walk would accept, and of what
+/// is inside it the walk records only the text or the name, which this returns.
+#[inline(never)]
+fn pi_block(b: &[u8], i: usize) -> Option<PiBlock> {
+    let i = piece(b, i, br#"{"type":""#)?;
+    let (kind, span, i) = if let Some(i) = piece(b, i, br#"text","text":"#) {
+        let (i, text) = string_at(b, i)?;
+        (BlockType::Text, Some(text), i)
+    } else if let Some(i) = piece(b, i, br#"thinking","thinking":"#) {
+        let (i, _) = string_at(b, i)?;
+        let (i, _) = string_at(b, piece(b, i, br#","thinkingSignature":"#)?)?;
+        (BlockType::Other, None, i)
+    } else if let Some(i) = piece(b, i, br#"toolCall","id":"#) {
+        let (i, _) = string_at(b, i)?;
+        let (i, name) = string_at(b, piece(b, i, br#","name":"#)?)?;
+        let i = flat_object(b, piece(b, i, br#","arguments":"#)?)?;
+        (BlockType::ToolCall, Some(name), i)
+    } else {
+        let (i, _) = string_at(b, piece(b, i, br#"image","data":"#)?)?;
+        let (i, _) = string_at(b, piece(b, i, br#","mimeType":"#)?)?;
+        (BlockType::Other, None, i)
+    };
+    Some(PiBlock { end: piece(b, i, b"}")?, kind, span })
+}
+
+/// Past the object at `i`, if it has no whitespace and its values are strings, plain numbers
+/// (no exponent), `true`, `false` or `null`.
+#[inline(always)]
+fn flat_object(b: &[u8], i: usize) -> Option<usize> {
+    let mut i = piece(b, i, b"{")?;
+    if b.get(i) == Some(&b'}') {
+        return Some(i + 1);
+    }
+    loop {
+        let (key_end, _) = string_at(b, i)?;
+        i = piece(b, key_end, b":")?;
+        i = match b.get(i)? {
+            b'"' => string_at(b, i)?.0,
+            b'-' | b'0'..=b'9' => match number(b, i) {
+                Ok((end, false)) => end,
+                _ => return None,
+            },
+            b't' => piece(b, i, b"true")?,
+            b'f' => piece(b, i, b"false")?,
+            b'n' => piece(b, i, b"null")?,
+            _ => return None,
+        };
+        match b.get(i)? {
+            b',' => i += 1,
+            b'}' => return Some(i + 1),
+            _ => return None,
+        }
+    }
+}
+
 /// Where the object at `i` ends, if it is written as Pi writes an assistant message's `usage`
 /// (`JSON.stringify` of pi-ai's `Usage`: five token counts, then `cost` with five amounts) with
 /// plain numbers (no exponent); else `None`, and the walk reads it. Such an object is what the
@@ -485,13 +590,10 @@ fn pi_message_prefix(b: &[u8]) -> bool {
 /// its twenty-one tokens are checked here as eleven fixed pieces and ten numbers.
 #[inline(never)]
 fn pi_usage(b: &[u8], i: usize) -> Option<usize> {
-    /// Past `piece` at `i`, then past a plain number.
+    /// Past `pieces` at `i`, then past a plain number.
     #[inline(always)]
-    fn then_number<const N: usize>(b: &[u8], i: usize, piece: &[u8; N]) -> Option<usize> {
-        if b.get(i..i + N)? != piece {
-            return None;
-        }
-        match number(b, i + N) {
+    fn then_number<const N: usize>(b: &[u8], i: usize, pieces: &[u8; N]) -> Option<usize> {
+        match number(b, piece(b, i, pieces)?) {
             Ok((end, false)) => Some(end),
             _ => None,
         }
@@ -506,7 +608,7 @@ fn pi_usage(b: &[u8], i: usize) -> Option<usize> {
     let i = then_number(b, i, br#","cacheRead":"#)?;
     let i = then_number(b, i, br#","cacheWrite":"#)?;
     let i = then_number(b, i, br#","total":"#)?;
-    (b.get(i..i + 2)? == b"}}").then_some(i + 2)
+    piece(b, i, b"}}")
 }
 
 /// The open containers: one bit each (1 for an object). The first 64 levels live in one word
@@ -1606,6 +1708,85 @@ pub(crate) mod tests {
             }
         }
         assert!(taken > 500 && refused > 500, "taken {taken}, refused {refused}");
+    }
+
+    /// Content blocks in Pi's shapes scan as the plain walk scans them, in a message's content
+    /// (items of an array or values of an object, blocks recorded or not) and elsewhere:
+    /// blocks drawn from every shape with strings that hold escapes, quotes and control bytes,
+    /// arguments of every kind of value (nested, spaced, invalid and overflowing numbers
+    /// included), and one byte changed, dropped or doubled in some.
+    #[test]
+    fn pi_block_shapes_scan_as_the_walk_does() {
+        const STRINGS: &[&str] = &[
+            r#""hi""#,
+            r#""a\nb\"c\\d\u001b[31m""#,
+            r#""toolu_01KgRZiUs86jzrwZs41sAvEs""#,
+            r#""""#,
+            r#""bad \x escape""#,
+            r#""bad \u12 escape""#,
+            "\"tab\tinside\"",
+            r#""unterminated"#,
+            r#""a longer string that runs past the sixteen bytes of one lane and more""#,
+        ];
+        const VALUES: &[&str] =
+            &["1", "-0.5", "true", "1e5", "1e999", "01", "false", "null", "nul", "{}", "[1]", r#"{"a":1}"#, " 1"];
+        let mut next = xorshift(0xb10c_u64);
+        let mut pick = |from: &[&'static str], bias: usize| -> &'static str {
+            let r = next() as usize;
+            if r.is_multiple_of(8) { from[(r >> 8) % from.len()] } else { from[(r >> 8) % bias.min(from.len())] }
+        };
+        let (mut taken, mut refused) = (0, 0);
+        let mut draw = xorshift(0xd1ce_u64);
+        for round in 0..4000 {
+            let (a, b, c) = (pick(STRINGS, 4), pick(STRINGS, 4), pick(STRINGS, 4));
+            let mut block = match round % 4 {
+                0 => format!(r#"{{"type":"text","text":{a}}}"#),
+                1 => format!(r#"{{"type":"thinking","thinking":{a},"thinkingSignature":{b}}}"#),
+                2 => {
+                    let args: Vec<String> = (0..round % 5)
+                        .map(|k| {
+                            let value = if k % 2 == 0 { pick(STRINGS, 4) } else { pick(VALUES, 3) };
+                            format!(r#"{}:{value}"#, pick(STRINGS, 4))
+                        })
+                        .collect();
+                    format!(r#"{{"type":"toolCall","id":{a},"name":{b},"arguments":{{{}}}}}"#, args.join(","))
+                }
+                _ => format!(r#"{{"type":"image","data":{a},"mimeType":{c}}}"#),
+            };
+            if round % 3 == 1 {
+                let at = (draw() as usize) % block.len();
+                let mut bytes = block.into_bytes();
+                match draw() % 3 {
+                    0 => bytes[at] = b" ,:{}\"x1\\"[(draw() % 9) as usize],
+                    1 => _ = bytes.remove(at),
+                    _ => bytes.insert(at, bytes[at]),
+                }
+                block = String::from_utf8_lossy(&bytes).into_owned();
+            }
+            match pi_block(block.as_bytes(), 0) {
+                Some(found) => {
+                    taken += 1;
+                    // What it takes, the plain walk takes.
+                    let alone = &block.as_bytes()[..found.end];
+                    assert!(scan_line_plain(alone, ScanOptions::default()).is_ok(), "{block}");
+                }
+                None => refused += 1,
+            }
+            for line in [
+                format!(
+                    r#"{{"type":"message","id":"a1b2c3d4","parentId":"e5f6a7b8","timestamp":"2026-01-01T02:44:00.431Z","message":{{"role":"assistant","content":[{block},{block}],"usage":{{"input":1}}}}}}"#
+                ),
+                format!(r#"{{"type":"message","message":{{"role":"user","content":[{block}]}}}}"#),
+                format!(r#"{{"message":{{"content":{{"a":{block},"b":[{block}]}}}},"content":[{block}]}}"#),
+                format!(r#"{{"message":{{"content":[null,{block}],"x":[{block}]}},"message":{{"content":[{block}"#),
+            ] {
+                for options in [ScanOptions::default(), ScanOptions { blocks: true }] {
+                    let (with, without) = with_and_without_shapes(line.as_bytes(), options);
+                    assert_eq!(with, without, "{line}");
+                }
+            }
+        }
+        assert!(taken > 1000 && refused > 1000, "taken {taken}, refused {refused}");
     }
 
     /// The tool calls the scan records agree with a walk of the raw content (`raw::tool_call_blocks`)
