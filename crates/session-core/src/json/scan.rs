@@ -222,8 +222,9 @@ pub fn scan_line_with(b: &[u8], options: ScanOptions) -> Result<Scanned, ScanErr
 }
 
 /// [`scan_line_with`] without the shortcuts for the shapes Pi usually writes (the start of a
-/// message entry, an assistant's `usage`, content blocks): every token walked one by one. The outcome is the
-/// same, `pi_prefix` aside (never set here); tests and fuzzing hold the shortcuts to it.
+/// message entry, the message's other fields, an assistant's `usage`, content blocks): every
+/// token walked one by one. The outcome is the same, `pi_prefix` aside (never set here); tests
+/// and fuzzing hold the shortcuts to it.
 pub fn scan_line_plain(b: &[u8], options: ScanOptions) -> Result<Scanned, ScanError> {
     let mut out = Scanned::default();
     if options.blocks {
@@ -423,6 +424,15 @@ fn scan<const BLOCKS: bool, const ENDS: u8, const SHAPES: bool>(
             };
             match (frame, b.get(i)) {
                 (Frame::Object, Some(b',')) => {
+                    if SHAPES && stack.len() == 2 && st.in_message {
+                        // The message's other fields, as Pi writes them: read, recorded, and back
+                        // here after the last one read.
+                        let past = pi_message_fields(b, i, st.out);
+                        if past != i {
+                            i = past;
+                            continue;
+                        }
+                    }
                     i = skip_ws::<ENDS>(b, i + 1);
                     i = key::<BLOCKS, ENDS>(b, i, &mut st, stack.len())?;
                     continue 'value;
@@ -494,6 +504,71 @@ fn pi_message_prefix(b: &[u8]) -> bool {
             | specials(word(time + 8))
             | specials(word(time + 16))
             == 0
+}
+
+/// From the `,` at `i` after a value of the top-level `message`: the fields that follow, for as
+/// long as each is written as Pi writes one of these (no whitespace, strings escaped or not):
+/// `"toolCallId"`, `"toolName"`, `"api"`, `"provider"`, `"model"` and `"stopReason"` with a
+/// string, `"usage"` as [`pi_usage`] reads it, `"timestamp"` with a plain number (no exponent),
+/// `"isError"` with `true` or `false`. Each is recorded as the walk records a message field;
+/// returns where the last one read ends (at `i` when none is read), and the walk goes on from
+/// there. A field is read whole or not at all.
+#[inline(never)]
+fn pi_message_fields(b: &[u8], mut i: usize, out: &mut Scanned) -> usize {
+    /// What a field's value is.
+    enum Value {
+        Str,
+        Usage,
+        Number,
+        Bool,
+    }
+    while b.get(i) == Some(&b',') {
+        let (name, value): (&[u8], Value) = match b.get(i + 2) {
+            Some(b'a') => (b"api", Value::Str),
+            Some(b'p') => (b"provider", Value::Str),
+            Some(b'm') => (b"model", Value::Str),
+            Some(b'u') => (b"usage", Value::Usage),
+            Some(b's') => (b"stopReason", Value::Str),
+            Some(b'i') => (b"isError", Value::Bool),
+            Some(b't') => match b.get(i + 3) {
+                Some(b'i') => (b"timestamp", Value::Number),
+                _ if b.get(i + 6) == Some(&b'l') => (b"toolCallId", Value::Str),
+                _ => (b"toolName", Value::Str),
+            },
+            _ => return i,
+        };
+        // `,"name":`
+        let key = i + 2;
+        let start = key + name.len() + 2;
+        if b.get(i + 1) != Some(&b'"')
+            || b.get(key..key + name.len()) != Some(name)
+            || b.get(start - 2..start) != Some(b"\":")
+        {
+            return i;
+        }
+        let found = match value {
+            Value::Str => string_at(b, start),
+            Value::Usage => pi_usage(b, start).map(|end| (end, value_span(start, end, SpanKind::Object))),
+            Value::Number => match b.get(start) {
+                Some(b'-' | b'0'..=b'9') => match number(b, start) {
+                    Ok((end, false)) => Some((end, value_span(start, end, SpanKind::Number))),
+                    _ => None,
+                },
+                _ => None,
+            },
+            Value::Bool => piece(b, start, b"true")
+                .or_else(|| piece(b, start, b"false"))
+                .map(|end| (end, value_span(start, end, SpanKind::Bool))),
+        };
+        let Some((end, span)) = found else { return i };
+        let key = (key as u32, (key + name.len()) as u32);
+        out.message_fields.push(Field { key, value: span });
+        if name == b"timestamp" {
+            out.message_slots[TIMESTAMP_SLOT] = Some(span);
+        }
+        i = end;
+    }
+    i
 }
 
 /// A content block read by [`pi_block`]: where it ends, its type, and the span of a text
@@ -1508,10 +1583,11 @@ pub(crate) mod tests {
             |f: &[Field]| f.iter().map(|f| ((f.key.0 - shift, f.key.1 - shift), span(&f.value))).collect::<Vec<_>>();
         match outcome {
             Ok(s) => format!(
-                "{:?} {:?} {:?} {} {} {} {:?} {:?} {} {}",
+                "{:?} {:?} {:?} {:?} {} {} {} {:?} {:?} {} {}",
                 s.top,
                 fields(&s.fields),
                 fields(&s.message_fields),
+                s.message_slots.map(|slot| slot.map(|s| span(&s))),
                 s.escaped_keys,
                 s.null_in_content,
                 s.overflow,
@@ -1787,6 +1863,75 @@ pub(crate) mod tests {
             }
         }
         assert!(taken > 1000 && refused > 1000, "taken {taken}, refused {refused}");
+    }
+
+    /// A message's fields in Pi's shapes scan as the plain walk scans them: drawn runs of the
+    /// fields Pi writes after `role` (known and unknown keys, repeated ones, strings with escapes,
+    /// usage objects whole and broken, numbers plain, with exponents and invalid, literals right
+    /// and wrong, a space where Pi writes none), in messages and in other objects, cut anywhere.
+    #[test]
+    fn pi_message_fields_scan_as_the_walk_does() {
+        const FIELDS: &[&str] = &[
+            r#""api":"messages""#,
+            r#""provider":"openrouter""#,
+            r#""model":"qwen/qwen3-coder""#,
+            r#""stopReason":"toolUse""#,
+            r#""timestamp":1767829920095"#,
+            r#""isError":false"#,
+            r#""toolCallId":"toolu_6e46570766ba500e0dc0""#,
+            r#""toolName":"bash""#,
+            r#""usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"input":0.1,"output":0.2,"cacheRead":0,"cacheWrite":0,"total":0.30000000000000004}}"#,
+            r#""content":[{"type":"text","text":"hi"}]"#,
+            r#""timestamp":1e999"#,
+            r#""timestamp":-5"#,
+            r#""timestamp":"2026""#,
+            r#""timestamp":01"#,
+            r#""isError":true"#,
+            r#""isError":tru"#,
+            r#""isError":null"#,
+            r#""model":"a\"b\\c\u00e9""#,
+            r#""model":"bad \q""#,
+            r#""model": "spaced""#,
+            r#""model":7"#,
+            r#""toolsName":"x""#,
+            r#""tool":"x""#,
+            r#""t":1"#,
+            r#""usage":{"input":1}"#,
+            r#""usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"input":1e5,"output":0.2,"cacheRead":0,"cacheWrite":0,"total":0.3}}"#,
+            r#""role":"user""#,
+            r#""apiKey":"x""#,
+            r#""a":"#,
+        ];
+        let mut next = xorshift(0xf1e1d_u64);
+        let mut compared = 0;
+        for _ in 0..6000 {
+            let count = (next() % 7) as usize;
+            let fields: Vec<&str> = (0..count)
+                .map(|_| {
+                    let r = next() as usize;
+                    if r.is_multiple_of(4) { FIELDS[(r >> 8) % FIELDS.len()] } else { FIELDS[(r >> 8) % 10] }
+                })
+                .collect();
+            let rest = fields.iter().map(|f| format!(",{f}")).collect::<String>();
+            let lines = [
+                format!(
+                    r#"{{"type":"message","id":"a1b2c3d4","parentId":"e5f6a7b8","timestamp":"2026-01-01T02:44:00.431Z","message":{{"role":"assistant"{rest}}}}}"#
+                ),
+                format!(r#"{{"message":{{"content":[]{rest}}},"x":{{"role":"user"{rest}}}}}"#),
+                format!(r#"{{"message":{{"role":"toolResult"{rest} }},"message":{{"role":"user"{rest}}}}}"#),
+            ];
+            for line in &lines {
+                let cut = (next() as usize) % (line.len() + 1);
+                for line in [line.as_str(), &line[..cut]] {
+                    for options in [ScanOptions::default(), ScanOptions { blocks: true }] {
+                        let (with, without) = with_and_without_shapes(line.as_bytes(), options);
+                        assert_eq!(with, without, "{line}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 50_000, "{compared}");
     }
 
     /// The tool calls the scan records agree with a walk of the raw content (`raw::tool_call_blocks`)
