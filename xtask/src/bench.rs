@@ -174,6 +174,8 @@ pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> any
             c
         }
     };
+    // Absolute: the reference reaches the store through a symlink made in a temporary folder.
+    let corpus = std::fs::canonicalize(&corpus).with_context(|| format!("corpus {}", corpus.display()))?;
     let npm_dir = target.join("reference");
     let pi = npm_dir.join("node_modules/@earendil-works/pi-coding-agent");
     let ccusage = npm_dir.join("node_modules/.bin/ccusage");
@@ -200,8 +202,12 @@ pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> any
     let script = root().join("xtask/reference/time-pi.mjs");
     let node_ms = |mode: &str| -> anyhow::Result<f64> {
         let out = run(Command::new("node").arg(&script).arg(&pi).arg(&corpus).arg(mode))?;
-        let ms = out.split("\"ms\":").nth(1).and_then(|r| r.split([',', '}']).next()).context("time-pi output")?;
-        Ok(ms.trim().parse()?)
+        let number = |key: &str| out.split(key).nth(1).and_then(|r| r.split([',', '}']).next()).map(str::trim);
+        let ms = number("\"ms\":").context("time-pi output")?;
+        if number("\"count\":") == Some("0") {
+            bail!("the reference found nothing to {mode} in {}", corpus.display());
+        }
+        Ok(ms.parse()?)
     };
     let quiet = |args: &[&str]| -> anyhow::Result<()> {
         // Output to /dev/null, as a user's redirect would: capturing 100 MB in a pipe is not ours.
