@@ -97,14 +97,14 @@ pub fn write_string_body(s: &[u8], out: &mut Vec<u8>) {
             start = i;
         } else if c < 0x20 {
             out.extend_from_slice(&s[start..i]);
-            out.extend_from_slice(format!("\\u{c:04x}").as_bytes());
+            unicode_escape(u32::from(c), out);
             i += 1;
             start = i;
         } else if c == 0xed && s.get(i + 1).is_some_and(|&b| b >= 0xa0) && i + 2 < s.len() {
             // A surrogate code point (only lone ones are stored this way).
             let unit = 0xd000 | (u32::from(s[i + 1] & 0x3f) << 6) | u32::from(s[i + 2] & 0x3f);
             out.extend_from_slice(&s[start..i]);
-            out.extend_from_slice(format!("\\u{unit:04x}").as_bytes());
+            unicode_escape(unit, out);
             i += 3;
             start = i;
         } else {
@@ -114,8 +114,43 @@ pub fn write_string_body(s: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(&s[start..]);
 }
 
+/// Appends `\u` and the four lowercase hex digits of a UTF-16 unit, as `JSON.stringify` writes it.
+fn unicode_escape(unit: u32, out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digit = |shift: u32| HEX[(unit >> shift & 0xf) as usize];
+    out.extend_from_slice(&[b'\\', b'u', digit(12), digit(8), digit(4), digit(0)]);
+}
+
 impl std::fmt::Display for JsStr<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.to_str_lossy())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Control bytes and lone surrogates come out as `JSON.stringify` writes them: the short
+    /// escapes where it has them, else `\u` and four lowercase hex digits.
+    #[test]
+    fn escapes_control_bytes_and_lone_surrogates() {
+        for c in 0u8..0x20 {
+            let mut out = Vec::new();
+            write_string(&[b'a', c, b'b'], &mut out);
+            let short = match c {
+                8 => "\\b".to_string(),
+                9 => "\\t".to_string(),
+                10 => "\\n".to_string(),
+                12 => "\\f".to_string(),
+                13 => "\\r".to_string(),
+                _ => format!("\\u{c:04x}"),
+            };
+            assert_eq!(String::from_utf8(out).unwrap(), format!("\"a{short}b\""));
+        }
+        // WTF-8 of the lone surrogates U+D83D and U+DFFF, then one that is not (U+ED9F).
+        let mut out = Vec::new();
+        write_string(b"x\xed\xa0\xbdy\xed\xbf\xbf\xed\x9e\x9f", &mut out);
+        assert_eq!(out, b"\"x\\ud83dy\\udfff\xed\x9e\x9f\"");
     }
 }
