@@ -1070,13 +1070,31 @@ fn stops16(chunk: [u8; 16]) -> (u32, u32) {
 fn string_long(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
     #[cfg(target_arch = "x86_64")]
     if let Some(simd) = pulp::x86::V4::try_new() {
-        return simd.vectorize(|| string_long_with(Lanes64(simd), b, open));
+        return simd.vectorize(LongString { lanes: Lanes64(simd), b, open });
     }
     #[cfg(target_arch = "x86_64")]
     if let Some(simd) = pulp::x86::V3::try_new() {
-        return simd.vectorize(|| string_long_with(Lanes32(simd), b, open));
+        return simd.vectorize(LongString { lanes: Lanes32(simd), b, open });
     }
     string_long_with(Lanes16, b, open)
+}
+
+/// [`string_long_with`] as the call `vectorize` makes with the lanes' CPU features. Its body is
+/// always inlined there; a closure's was only while it stayed small (session 8: a larger string
+/// loop in a closure was left out of line, its intrinsics became calls, and the pass took 224
+/// instead of 33 ms).
+struct LongString<'b, L> {
+    lanes: L,
+    b: &'b [u8],
+    open: usize,
+}
+
+impl<L: BlockMasks> pulp::NullaryFnOnce for LongString<'_, L> {
+    type Output = Result<(usize, bool), ScanError>;
+    #[inline(always)]
+    fn call(self) -> Self::Output {
+        string_long_with(self.lanes, self.b, self.open)
+    }
 }
 
 /// [`string_long`] with the given lanes; inlined, so that it is built for the lanes' CPU features.
