@@ -218,7 +218,8 @@ impl Taker {
 }
 
 fn read_one(c: &Candidate, texts: Texts, hide_internal: bool, parallel_from: u64, buf: &mut Vec<u8>) -> Listed {
-    // Large files: mapped, lines scanned on all cores; others streamed through the reused buffer.
+    // Large files mapped, their lines scanned on all cores; mid-sized ones mapped and scanned here;
+    // others streamed through the reused buffer (`read::fold_lines`).
     let read = crate::read::fold_lines(
         &c.path,
         session_core::lines::LineRule::Readline,

@@ -572,11 +572,17 @@ fn for_each_scanned_line(
         map.release(released..pos);
         released = pos;
     }
+    finish_mapped(map, path, &meta)
+}
+
+/// The end of a pass over a mapped file: done, or, when the file shrank while mapped (the bytes
+/// read may hold zeros it never had), opened again for the stream.
+fn finish_mapped(map: crate::mmap::Mapped, path: &Path, meta: &std::fs::Metadata) -> std::io::Result<ScannedPass> {
     if map.truncated() {
         drop(map);
         return open_regular(path).map(ScannedPass::Stream);
     }
-    Ok(ScannedPass::Done(meta.len(), mtime))
+    Ok(ScannedPass::Done(meta.len(), mtime_ms(meta)))
 }
 
 /// While a file is scanned on one core from its map, the pages read are given back each time the
@@ -606,11 +612,7 @@ fn scan_mapped_here(
             released = start;
         }
     }
-    if map.truncated() {
-        drop(map);
-        return open_regular(path).map(ScannedPass::Stream);
-    }
-    Ok(ScannedPass::Done(meta.len(), mtime_ms(&meta)))
+    finish_mapped(map, path, &meta)
 }
 
 /// One pass over a file's lines with a state made by `init` and fed by `step` (false to stop):
@@ -659,6 +661,18 @@ mod tests {
         format!("{} @{} len {} {} {outcome}", line.number, line.offset, line.bytes.len(), line.terminated)
     }
 
+    /// What the stream hands over for each line of the file at `path`.
+    fn streamed(path: &Path, rule: LineRule, options: ScanOptions) -> Vec<String> {
+        let mut lines = Vec::new();
+        let opened = open_regular(path).unwrap();
+        for_each_scanned_line_opened(opened, rule, &mut Vec::new(), options, |line, scan| {
+            lines.push(describe(line, scan));
+            true
+        })
+        .unwrap();
+        lines
+    }
+
     /// A file between the map threshold and the size for rounds is mapped and scanned on the
     /// calling thread: it hands over the lines the stream gives (numbers, offsets, terminators,
     /// scans), all of them or up to where `step` stops, and reports the file done (a file not
@@ -686,13 +700,7 @@ mod tests {
         assert!((MMAP_THRESHOLD..PARALLEL_LINES_MIN).contains(&(bytes.len() as u64)));
         for rule in [LineRule::Newline, LineRule::Readline] {
             let options = ScanOptions::default();
-            let mut streamed = Vec::new();
-            let opened = open_regular(&path).unwrap();
-            for_each_scanned_line_opened(opened, rule, &mut Vec::new(), options, |line, scan| {
-                streamed.push(describe(line, scan));
-                true
-            })
-            .unwrap();
+            let streamed = streamed(&path, rule, options);
             assert!(streamed.len() > 3_000, "{}", streamed.len());
             for stop_after in [usize::MAX, 1234] {
                 let mut passed = Vec::new();
@@ -749,13 +757,7 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         for rule in [LineRule::Newline, LineRule::Readline] {
             let options = ScanOptions { blocks: true };
-            let mut streamed = Vec::new();
-            let opened = open_regular(&path).unwrap();
-            for_each_scanned_line_opened(opened, rule, &mut Vec::new(), options, |line, scan| {
-                streamed.push(describe(line, scan));
-                true
-            })
-            .unwrap();
+            let streamed = streamed(&path, rule, options);
             let mut passed = Vec::new();
             let pass = for_each_scanned_line(
                 &path,

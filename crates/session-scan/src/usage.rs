@@ -254,8 +254,9 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
 /// Files read one after the other by a worker; runs are merged in file order.
 const FILES_PER_RUN: usize = 16;
 
-/// Reads one file's usage into `acc` (large files: mapped, lines scanned on all cores; others
-/// streamed through `buf`); a family member is kept for the counting of copies.
+/// Reads one file's usage into `acc` (as `read::fold_lines` reads it: large files mapped and
+/// scanned on all cores, mid-sized ones mapped, others streamed through `buf`); a family member is
+/// kept for the counting of copies.
 fn read_file(opts: &Options, path: &Path, family: bool, parallel_from: u64, buf: &mut Vec<u8>, acc: &mut Partial) {
     let scan = session_core::json::ScanOptions { blocks: true };
     let read = crate::read::fold_lines(

@@ -1677,6 +1677,28 @@ pub(crate) mod tests {
         (with, without)
     }
 
+    /// Each line scans the same with and without the shortcuts, blocks recorded or not.
+    fn assert_shapes_agree(lines: &[String]) {
+        for line in lines {
+            for options in [ScanOptions::default(), ScanOptions { blocks: true }] {
+                let (with, without) = with_and_without_shapes(line.as_bytes(), options);
+                assert_eq!(with, without, "{line}");
+            }
+        }
+    }
+
+    /// `text` with one byte, drawn with `draw`, changed to one of `into`, dropped or doubled.
+    fn break_one_byte(text: String, draw: &mut impl FnMut() -> u64, into: &[u8]) -> String {
+        let at = (draw() as usize) % text.len();
+        let mut bytes = text.into_bytes();
+        match draw() % 3 {
+            0 => bytes[at] = into[(draw() % into.len() as u64) as usize],
+            1 => _ = bytes.remove(at),
+            _ => bytes.insert(at, bytes[at]),
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
     /// `pi_usage` takes an object exactly when it has Pi's usage shape with numbers the grammar
     /// accepts and no exponent, and then ends where the grammar ends it; the lines around such
     /// objects scan as the plain walk scans them (fields, flags, errors and their offsets).
@@ -1745,14 +1767,7 @@ pub(crate) mod tests {
             usage.push_str("}}");
             // One break of the shape in some rounds: a byte changed, dropped or doubled.
             if round % 3 == 1 {
-                let at = (next() as usize) % usage.len();
-                let mut bytes = usage.into_bytes();
-                match next() % 3 {
-                    0 => bytes[at] = b" ,:{}\"x1"[(next() % 7) as usize],
-                    1 => _ = bytes.remove(at),
-                    _ => bytes.insert(at, bytes[at]),
-                }
-                usage = String::from_utf8_lossy(&bytes).into_owned();
+                usage = break_one_byte(usage, &mut next, b" ,:{}\"x1");
             }
             let alone = usage.as_bytes();
             // The shape, read piece by piece with the grammar's numbers.
@@ -1786,7 +1801,7 @@ pub(crate) mod tests {
                 None => refused += 1,
             }
             // In a line: the same outcome as the plain walk, as message usage and elsewhere.
-            for line in [
+            assert_shapes_agree(&[
                 format!(
                     r#"{{"type":"message","id":"a1b2c3d4","parentId":"e5f6a7b8","timestamp":"2026-01-01T02:44:00.431Z","message":{{"role":"assistant","content":[{{"type":"text","text":"hi"}}],"usage":{usage},"stopReason":"stop","timestamp":1}}}}"#
                 ),
@@ -1794,12 +1809,7 @@ pub(crate) mod tests {
                 format!(r#"{{"message":{{"content":[{usage}],"usage":[{usage}]}}}}"#),
                 format!(r#"{{"type":"message","message":{{"role":"assistant","usage":{usage}"#),
                 format!(r#"{{"message":{{"role":"user","content":{usage}}}}}"#),
-            ] {
-                for options in [ScanOptions::default(), ScanOptions { blocks: true }] {
-                    let (with, without) = with_and_without_shapes(line.as_bytes(), options);
-                    assert_eq!(with, without, "{line}");
-                }
-            }
+            ]);
         }
         assert!(taken > 500 && refused > 500, "taken {taken}, refused {refused}");
     }
@@ -1848,14 +1858,7 @@ pub(crate) mod tests {
                 _ => format!(r#"{{"type":"image","data":{a},"mimeType":{c}}}"#),
             };
             if round % 3 == 1 {
-                let at = (draw() as usize) % block.len();
-                let mut bytes = block.into_bytes();
-                match draw() % 3 {
-                    0 => bytes[at] = b" ,:{}\"x1\\"[(draw() % 9) as usize],
-                    1 => _ = bytes.remove(at),
-                    _ => bytes.insert(at, bytes[at]),
-                }
-                block = String::from_utf8_lossy(&bytes).into_owned();
+                block = break_one_byte(block, &mut draw, b" ,:{}\"x1\\");
             }
             match pi_block(block.as_bytes(), 0) {
                 Some(found) => {
@@ -1866,19 +1869,14 @@ pub(crate) mod tests {
                 }
                 None => refused += 1,
             }
-            for line in [
+            assert_shapes_agree(&[
                 format!(
                     r#"{{"type":"message","id":"a1b2c3d4","parentId":"e5f6a7b8","timestamp":"2026-01-01T02:44:00.431Z","message":{{"role":"assistant","content":[{block},{block}],"usage":{{"input":1}}}}}}"#
                 ),
                 format!(r#"{{"type":"message","message":{{"role":"user","content":[{block}]}}}}"#),
                 format!(r#"{{"message":{{"content":{{"a":{block},"b":[{block}]}}}},"content":[{block}]}}"#),
                 format!(r#"{{"message":{{"content":[null,{block}],"x":[{block}]}},"message":{{"content":[{block}"#),
-            ] {
-                for options in [ScanOptions::default(), ScanOptions { blocks: true }] {
-                    let (with, without) = with_and_without_shapes(line.as_bytes(), options);
-                    assert_eq!(with, without, "{line}");
-                }
-            }
+            ]);
         }
         assert!(taken > 1000 && refused > 1000, "taken {taken}, refused {refused}");
     }
