@@ -183,8 +183,10 @@ pub fn with_thread_buffer<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
     })
 }
 
-/// How much a stream reads at a time.
-const STREAM_CHUNK: u64 = 1 << 20;
+/// How much a stream reads at a time: small enough that a chunk is still in the core's L2 cache
+/// when its lines are scanned (session 9, the store's picker listing: 1.050x faster than with
+/// 1 MiB chunks, 1.035x with 128 KiB).
+const STREAM_CHUNK: u64 = 64 << 10;
 
 /// The longest line a stream holds in memory; longer ones are skipped (as Pi would skip a line it
 /// cannot parse), so that memory stays bounded whatever a file holds.
