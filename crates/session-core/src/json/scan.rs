@@ -1019,6 +1019,17 @@ const ESCAPE_LEN: [u8; 256] = {
     t
 };
 
+/// The usual escape letters (`"`, `t`, `n`) at the index of their low four bits, for a lookup that
+/// finds all three with one compare: a byte is one exactly when it equals its entry (0xFF matches
+/// no byte below 0x80, and the lookup gives 0 for the others).
+const USUAL_BY_LOW_BITS: [u8; 16] = {
+    let mut t = [0xFFu8; 16];
+    t[(b'"' & 15) as usize] = b'"';
+    t[(b't' & 15) as usize] = b't';
+    t[(b'n' & 15) as usize] = b'n';
+    t
+};
+
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
 
@@ -1223,12 +1234,14 @@ impl BlockMasks for Lanes64 {
         let Lanes64(simd) = self;
         let (f, bw) = (simd.avx512f, simd.avx512bw);
         let v: __m512i = pulp::cast(*block);
-        let quotes = bw._mm512_cmpeq_epi8_mask(v, f._mm512_set1_epi8(b'"' as i8));
-        let controls = bw._mm512_cmplt_epu8_mask(v, f._mm512_set1_epi8(0x20));
+        // A quote xor 2 is 0x20, and a byte below 0x20 stays below it: one compare for both.
+        let quote_or_control =
+            bw._mm512_cmple_epu8_mask(f._mm512_xor_si512(v, f._mm512_set1_epi8(2)), f._mm512_set1_epi8(0x20));
         let backslashes = bw._mm512_cmpeq_epi8_mask(v, f._mm512_set1_epi8(b'\\' as i8));
-        let n = bw._mm512_cmpeq_epi8_mask(v, f._mm512_set1_epi8(b'n' as i8));
-        let t = bw._mm512_cmpeq_epi8_mask(v, f._mm512_set1_epi8(b't' as i8));
-        (quotes | controls, backslashes, n | t | quotes)
+        // The usual escape letters by their low four bits: a byte equal to its table entry is one.
+        let table: __m512i = pulp::cast([USUAL_BY_LOW_BITS; 4]);
+        let usual = bw._mm512_cmpeq_epi8_mask(bw._mm512_shuffle_epi8(table, v), v);
+        (quote_or_control, backslashes, usual)
     }
 }
 
