@@ -60,16 +60,7 @@ pub fn discover_with(scope: &Scope, stat: Stat) -> Vec<Candidate> {
     };
     match scope {
         Scope::All { root } => {
-            let mut dirs: Vec<PathBuf> = match std::fs::read_dir(root) {
-                Ok(rd) => rd
-                    .flatten()
-                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir() || t.is_symlink()))
-                    .map(|e| root.join(e.file_name()))
-                    .collect(),
-                Err(_) => return Vec::new(),
-            };
-            // readdir order is the file system's; byte order makes ties reproducible.
-            dirs.sort();
+            let dirs = session_dirs(root);
             let mut out: Vec<Candidate> =
                 dirs.iter().flat_map(|d| jsonl_names(d).into_iter().map(move |n| d.join(n))).map(candidate).collect();
             if stat == Stat::Now {
@@ -243,11 +234,62 @@ fn read_one(c: &Candidate, texts: Texts, hide_internal: bool, parallel_from: u64
 
 /// Reads every candidate in parallel (one reused buffer per thread), keeping discovery order.
 pub fn read_infos(candidates: &[Candidate], texts: Texts, hide_internal: bool) -> Vec<Listed> {
-    let parallel_from = crate::read::parallel_lines_from(candidates.len());
+    read_with(candidates, texts, hide_internal, crate::read::parallel_lines_from(candidates.len()))
+}
+
+fn read_with(candidates: &[Candidate], texts: Texts, hide_internal: bool, parallel_from: u64) -> Vec<Listed> {
     candidates
         .par_iter()
         .map(|c| crate::read::with_thread_buffer(|buf| read_one(c, texts, hide_internal, parallel_from, buf)))
         .collect()
+}
+
+/// `listAll()`'s discovery and [`read_infos`] at once: each session folder's files are read as
+/// soon as the folder is listed, while the next folders are listed (the whole store's picker
+/// listing 1.037x faster, session 9). The result is what [`discover_with`] (with [`Stat::Later`])
+/// and then [`read_infos`] give, in the same order; [`presort`] puts it in Pi's pre-sort order.
+pub fn read_store(root: &Path, texts: Texts, hide_internal: bool) -> Vec<Listed> {
+    let dirs = session_dirs(root);
+    let batches: Vec<std::sync::OnceLock<Vec<Listed>>> = dirs.iter().map(|_| std::sync::OnceLock::new()).collect();
+    rayon::scope(|s| {
+        // How files are read depends on how many there are (`parallel_lines_from`): folders are
+        // held back until that is settled, by enough files or by the last folder.
+        let (mut held, mut files, mut parallel_from) = (Vec::new(), 0, None);
+        for (k, (dir, slot)) in dirs.iter().zip(&batches).enumerate() {
+            let candidates: Vec<Candidate> =
+                jsonl_names(dir).into_iter().map(|n| Candidate { path: dir.join(n), mtime: None }).collect();
+            files += candidates.len();
+            held.push((candidates, slot));
+            let settled = crate::read::parallel_lines_from(files);
+            if parallel_from.is_none() && (k + 1 == dirs.len() || settled == crate::read::parallel_lines_from(usize::MAX))
+            {
+                parallel_from = Some(settled);
+            }
+            let Some(parallel_from) = parallel_from else { continue };
+            for (candidates, slot) in held.drain(..) {
+                s.spawn(move |_| {
+                    let _ = slot.set(read_with(&candidates, texts, hide_internal, parallel_from));
+                });
+            }
+        }
+    });
+    batches.into_iter().flat_map(|b| b.into_inner().unwrap_or_default()).collect()
+}
+
+/// The session folders of a store (directories and symlinks one level down), in byte order;
+/// none if the root cannot be read.
+fn session_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = match std::fs::read_dir(root) {
+        Ok(rd) => rd
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir() || t.is_symlink()))
+            .map(|e| root.join(e.file_name()))
+            .collect(),
+        Err(_) => return Vec::new(),
+    };
+    // readdir order is the file system's; byte order makes ties reproducible.
+    dirs.sort();
+    dirs
 }
 
 /// How far past a file's mtime its `modified` is assumed to reach at most, when `--since` and

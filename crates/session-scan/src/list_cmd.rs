@@ -99,7 +99,13 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     // A whole listing takes each file's mtime as it reads it (in parallel) and sorts after;
     // pruning by metadata and streaming newest first need the mtimes before any read.
     let stat_later = since.is_none() && a.limit.is_none() && !a.ndjson;
-    let mut candidates = list::discover_with(&scope, if stat_later { list::Stat::Later } else { list::Stat::Now });
+    // A whole store is discovered folder by folder while it is read (`read_store`).
+    let whole_store = stat_later && matches!(scope, Scope::All { .. });
+    let mut candidates = if whole_store {
+        Vec::new()
+    } else {
+        list::discover_with(&scope, if stat_later { list::Stat::Later } else { list::Stat::Now })
+    };
     // Files that cannot reach --since by their mtime are not opened (see MTIME_SLACK_MS).
     if let Some(since) = since {
         list::prune_before(&mut candidates, since);
@@ -133,9 +139,11 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         return Ok(failed);
     }
     // With --limit, files are read newest first only until the answer is known.
-    let mut listed = match a.limit {
-        Some(limit) => list::read_newest(&candidates, limit, texts, hide_internal, &keep),
-        None => list::read_infos(&candidates, texts, hide_internal),
+    let mut listed = match (a.limit, &scope) {
+        (Some(limit), _) => list::read_newest(&candidates, limit, texts, hide_internal, &keep),
+        // The whole store: each folder's files read as soon as it is listed.
+        (None, Scope::All { root }) if whole_store => list::read_store(root, texts, hide_internal),
+        (None, _) => list::read_infos(&candidates, texts, hide_internal),
     };
     if stat_later {
         list::presort(&scope, &mut listed);

@@ -473,9 +473,14 @@ fn picker_mode_gives_the_same_info_without_texts() {
 /// The listing as the CLI makes it, with the mtimes taken both ways (before any read, and as
 /// each file is read, then pre-sorted): the two must agree, ties included.
 fn listing(scope: &session_scan::list::Scope) -> Vec<Value<'static>> {
-    use session_scan::list::Stat;
+    use session_scan::list::{self, Stat};
     let now = listing_with(scope, Stat::Now);
     assert_eq!(listing_with(scope, Stat::Later), now, "mtimes taken as the files are read give another order");
+    if let list::Scope::All { root } = scope {
+        // Discovered folder by folder while it is read.
+        let listed = list::read_store(root, list::Texts::Json, false);
+        assert_eq!(in_pi_order(scope, listed), now, "the store read while it is discovered gives another listing");
+    }
     now
 }
 
@@ -486,6 +491,20 @@ fn listing_with(scope: &session_scan::list::Scope, stat: session_scan::list::Sta
     if stat == list::Stat::Later {
         list::presort(scope, &mut listed);
     }
+    in_pi_order_presorted(scope, listed)
+}
+
+/// Read in discovery order without mtimes: pre-sorted, then as [`in_pi_order_presorted`].
+fn in_pi_order(scope: &session_scan::list::Scope, mut listed: Vec<session_scan::list::Listed>) -> Vec<Value<'static>> {
+    session_scan::list::presort(scope, &mut listed);
+    in_pi_order_presorted(scope, listed)
+}
+
+fn in_pi_order_presorted(
+    scope: &session_scan::list::Scope,
+    mut listed: Vec<session_scan::list::Listed>,
+) -> Vec<Value<'static>> {
+    use session_scan::list;
     let filter = match scope {
         list::Scope::Dir { filter, .. } => filter.clone(),
         list::Scope::All { .. } => None,
