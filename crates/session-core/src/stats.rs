@@ -316,25 +316,27 @@ pub(crate) fn usage_amounts(raw: &[u8], kind: crate::json::scan::SpanKind) -> Op
 fn usage_in_pi_layout(a: &[u8]) -> Option<UsageTotals> {
     use crate::field::Field;
     let mut at = 0;
-    let mut number_after = |key: &[u8]| {
+    // The number after `key`, converted only when it is used (the parts of the cost are not:
+    // their long decimals cost a full parse each).
+    let mut number_after = |key: &[u8], used: bool| {
         if !a[at..].starts_with(key) {
             return None;
         }
         let start = at + key.len();
         let (end, _) = crate::json::scan::number(a, start).ok()?;
         at = end;
-        Some(Field::Raw(std::borrow::Cow::Borrowed(&a[start..end])).to_number())
+        Some(if used { Field::Raw(std::borrow::Cow::Borrowed(&a[start..end])).to_number() } else { f64::NAN })
     };
-    let input = number_after(b"{\"input\":")?;
-    let output = number_after(b",\"output\":")?;
-    let cache_read = number_after(b",\"cacheRead\":")?;
-    let cache_write = number_after(b",\"cacheWrite\":")?;
-    number_after(b",\"totalTokens\":")?;
-    number_after(b",\"cost\":{\"input\":")?;
-    number_after(b",\"output\":")?;
-    number_after(b",\"cacheRead\":")?;
-    number_after(b",\"cacheWrite\":")?;
-    let cost = number_after(b",\"total\":")?;
+    let input = number_after(b"{\"input\":", true)?;
+    let output = number_after(b",\"output\":", true)?;
+    let cache_read = number_after(b",\"cacheRead\":", true)?;
+    let cache_write = number_after(b",\"cacheWrite\":", true)?;
+    number_after(b",\"totalTokens\":", false)?;
+    number_after(b",\"cost\":{\"input\":", false)?;
+    number_after(b",\"output\":", false)?;
+    number_after(b",\"cacheRead\":", false)?;
+    number_after(b",\"cacheWrite\":", false)?;
+    let cost = number_after(b",\"total\":", true)?;
     (&a[at..] == b"}}").then_some(UsageTotals { input, output, cache_read, cache_write, cost })
 }
 
