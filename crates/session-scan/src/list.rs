@@ -261,7 +261,8 @@ pub fn read_store(root: &Path, texts: Texts, hide_internal: bool) -> Vec<Listed>
             files += candidates.len();
             held.push((candidates, slot));
             let settled = crate::read::parallel_lines_from(files);
-            if parallel_from.is_none() && (k + 1 == dirs.len() || settled == crate::read::parallel_lines_from(usize::MAX))
+            if parallel_from.is_none()
+                && (k + 1 == dirs.len() || settled == crate::read::parallel_lines_from(usize::MAX))
             {
                 parallel_from = Some(settled);
             }
