@@ -12,13 +12,14 @@ use rayon::prelude::*;
 const CHUNK: usize = 64 << 10;
 
 fn count_file(path: &std::path::Path, buf: &mut Vec<u8>) -> usize {
-    let Ok(mut file) = std::fs::File::open(path) else { return 0 };
-    let len = file.metadata().map_or(0, |m| m.len());
+    // One open per file: a large one is opened (and mapped) by `read_file_into`.
+    let len = std::fs::metadata(path).map_or(0, |m| m.len());
     if len >= session_scan::read::MMAP_THRESHOLD
         && let Ok((Some(map), _)) = session_scan::read_file_into(path, session_scan::ReadStrategy::Mmap, buf)
     {
         return session_core::lines::count_lines(&map);
     }
+    let Ok(mut file) = std::fs::File::open(path) else { return 0 };
     buf.resize(CHUNK, 0);
     let mut lines = 0;
     // A file that does not end with a newline has one more line.

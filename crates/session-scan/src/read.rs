@@ -147,7 +147,8 @@ fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>, depth: usize) {
     for entry in rd.flatten() {
         let path = entry.path();
         // The listing gives each entry's type: only a symlink needs a `stat` to say what it
-        // points to (a `stat` for every file cost about 1.5 ms before a store's first read).
+        // points to (a `stat` for every file, on one core before the first read: usage daily
+        // over the bench store 1.030x faster without).
         let is_dir = match entry.file_type() {
             Ok(t) if t.is_symlink() => path.is_dir(),
             Ok(t) => t.is_dir(),
@@ -658,6 +659,7 @@ pub fn fold_lines<S>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use session_core::lines::LineRule;
 
     /// Folders are walked through real folders and symlinks to folders; `*.jsonl` entries that
     /// are files, symlinks to files or dangling symlinks are kept; a folder named `*.jsonl` is
@@ -691,7 +693,6 @@ mod tests {
         assert_eq!(found, expected);
         std::fs::remove_dir_all(&dir).unwrap();
     }
-    use session_core::lines::LineRule;
 
     /// What a pass hands over for one line, comparable across passes.
     fn describe(line: session_core::lines::Line<'_>, scan: session_core::json::LineScan<'_>) -> String {
