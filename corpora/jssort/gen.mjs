@@ -5,8 +5,9 @@ const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 
 const int = (n) => Math.floor(rand() * n);
 const cases = [];
 const sizes = [64, 65, 100, 127, 128, 129, 200, 255, 256, 500, 1000, 2000];
-for (let c = 0; c < 120; c++) {
-  const n = c < sizes.length ? sizes[c] : 64 + int(900);
+for (let c = 0; c < 160; c++) {
+  // 120 arrays of 64 items or more (merged runs), then 40 shorter ones (one run and insertion).
+  const n = c < sizes.length ? sizes[c] : c < 120 ? 64 + int(900) : 2 + int(62);
   const distinct = [2, 5, 20, 1000][int(4)];
   const nan = [0, 0.01, 0.05, 0.3][int(4)];
   const shape = int(4);

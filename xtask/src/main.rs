@@ -63,8 +63,9 @@ fn main() -> anyhow::Result<()> {
         ),
         _ => {
             eprintln!(
-                "usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K] | \
-                 bench [--save NAME] [--compare NAME] [--wall] | bench-reference [--corpus DIR] [--session FILE]"
+                "usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K] \
+                 [--median SIZE] | bench [--save NAME] [--compare NAME] [--wall] | bench-reference [--corpus DIR] \
+                 [--session FILE] | stress [--dir DIR] | memcheck | adversarial"
             );
             bail!("unknown task")
         }

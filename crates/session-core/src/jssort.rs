@@ -9,11 +9,23 @@
 
 /// Sorts `items` with a JavaScript comparator (`< 0`: a first; `NaN` and `0`: equal, as V8's
 /// `CallCompare` turns `NaN` into `+0`).
+#[inline]
 pub fn js_sort<T>(items: &mut [T], compare: impl FnMut(&T, &T) -> f64) {
     let n = items.len();
     if n < 2 {
         return;
     }
+    if n < 64 {
+        small_sort(items, compare);
+    } else {
+        tim_sort(items, compare);
+    }
+}
+
+/// [`js_sort`] of 64 items or more: runs, merges and gallops.
+#[inline(never)]
+fn tim_sort<T>(items: &mut [T], compare: impl FnMut(&T, &T) -> f64) {
+    let n = items.len();
     // V8 sorts a copy of the elements (its work array); here, their positions.
     let mut sort = TimSort { items, work: (0..n).collect(), compare, runs: Vec::new(), min_gallop: MIN_GALLOP_WINS };
     let min_run = min_run_length(n);
@@ -33,6 +45,41 @@ pub fn js_sort<T>(items: &mut [T], compare: impl FnMut(&T, &T) -> f64) {
     sort.merge_force_collapse();
     let TimSort { items, work, .. } = sort;
     apply_permutation(items, &work);
+}
+
+/// What TimSort does below 64 items, in place and without allocating (every children list and
+/// cost table in practice): one run found by `CountAndMakeRun`, finished by binary insertion.
+#[inline]
+fn small_sort<T>(items: &mut [T], mut compare: impl FnMut(&T, &T) -> f64) {
+    let mut call = |a: &T, b: &T| {
+        let c = compare(a, b);
+        if c.is_nan() { 0.0 } else { c }
+    };
+    let n = items.len();
+    let descending = call(&items[1], &items[0]) < 0.0;
+    let mut run = 2;
+    for idx in 2..n {
+        let order = call(&items[idx], &items[idx - 1]);
+        if if descending { order >= 0.0 } else { order < 0.0 } {
+            break;
+        }
+        run += 1;
+    }
+    if descending {
+        items[..run].reverse();
+    }
+    for start in run..n {
+        let (mut left, mut right) = (0, start);
+        while left < right {
+            let mid = left + ((right - left) >> 1);
+            if call(&items[start], &items[mid]) < 0.0 {
+                right = mid;
+            } else {
+                left = mid + 1;
+            }
+        }
+        items[left..=start].rotate_right(1);
+    }
 }
 
 /// V8's `kMinGallopWins`: wins in a row before a merge starts galloping.
