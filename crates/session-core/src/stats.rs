@@ -315,28 +315,30 @@ pub(crate) fn usage_amounts(raw: &[u8], kind: crate::json::scan::SpanKind) -> Op
 /// layout.
 fn usage_in_pi_layout(a: &[u8]) -> Option<UsageTotals> {
     use crate::field::Field;
-    let mut at = 0;
-    // The number after `key`, converted only when it is used (the parts of the cost are not:
-    // their long decimals cost a full parse each).
-    let mut number_after = |key: &[u8], used: bool| {
-        if !a[at..].starts_with(key) {
+    /// Past `key` at `at`, then past a number: where it ends, and the number when `used` (the
+    /// parts of the cost are not converted: their long decimals cost a full parse each). The
+    /// key's length is a constant, so that it is compared inline, not by `memcmp`.
+    #[inline(always)]
+    fn number_after<const N: usize>(a: &[u8], at: &mut usize, key: &[u8; N], used: bool) -> Option<f64> {
+        if a.get(*at..*at + N)? != key {
             return None;
         }
-        let start = at + key.len();
+        let start = *at + N;
         let (end, _) = crate::json::scan::number(a, start).ok()?;
-        at = end;
+        *at = end;
         Some(if used { Field::Raw(std::borrow::Cow::Borrowed(&a[start..end])).to_number() } else { f64::NAN })
-    };
-    let input = number_after(b"{\"input\":", true)?;
-    let output = number_after(b",\"output\":", true)?;
-    let cache_read = number_after(b",\"cacheRead\":", true)?;
-    let cache_write = number_after(b",\"cacheWrite\":", true)?;
-    number_after(b",\"totalTokens\":", false)?;
-    number_after(b",\"cost\":{\"input\":", false)?;
-    number_after(b",\"output\":", false)?;
-    number_after(b",\"cacheRead\":", false)?;
-    number_after(b",\"cacheWrite\":", false)?;
-    let cost = number_after(b",\"total\":", true)?;
+    }
+    let mut at = 0;
+    let input = number_after(a, &mut at, b"{\"input\":", true)?;
+    let output = number_after(a, &mut at, b",\"output\":", true)?;
+    let cache_read = number_after(a, &mut at, b",\"cacheRead\":", true)?;
+    let cache_write = number_after(a, &mut at, b",\"cacheWrite\":", true)?;
+    number_after(a, &mut at, b",\"totalTokens\":", false)?;
+    number_after(a, &mut at, b",\"cost\":{\"input\":", false)?;
+    number_after(a, &mut at, b",\"output\":", false)?;
+    number_after(a, &mut at, b",\"cacheRead\":", false)?;
+    number_after(a, &mut at, b",\"cacheWrite\":", false)?;
+    let cost = number_after(a, &mut at, b",\"total\":", true)?;
     (&a[at..] == b"}}").then_some(UsageTotals { input, output, cache_read, cache_write, cost })
 }
 
