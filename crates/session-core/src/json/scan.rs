@@ -515,60 +515,106 @@ fn pi_message_prefix(b: &[u8]) -> bool {
 /// there. A field is read whole or not at all.
 #[inline(never)]
 fn pi_message_fields(b: &[u8], mut i: usize, out: &mut Scanned) -> usize {
-    /// What a field's value is.
-    enum Value {
-        Str,
-        Usage,
-        Number,
-        Bool,
+    use PiValue::{Bool, Number, Str, Usage};
+    // Pi's own orders first, as straight-line code: an assistant's `api` to `timestamp`, a tool
+    // result's `toolCallId` and `toolName` (before its content), `isError` and `timestamp` (after
+    // it). A jump on each key's first letter, taken for every field, cost a tenth of an assistant
+    // line's scan on a CPU without AVX-512. Anything else, or a field that does not follow, goes
+    // to the loop below, which takes them in any order.
+    macro_rules! field {
+        ($key:literal, $value:expr) => {
+            match pi_field(b, i, $key, $value, out) {
+                Some(end) => i = end,
+                None => return pi_message_fields_any(b, i, out),
+            }
+        };
     }
+    match b.get(i + 2) {
+        Some(b'a') => {
+            field!(b",\"api\":", Str);
+            field!(b",\"provider\":", Str);
+            field!(b",\"model\":", Str);
+            field!(b",\"usage\":", Usage);
+            field!(b",\"stopReason\":", Str);
+            field!(b",\"timestamp\":", Number);
+        }
+        Some(b't') if b.get(i + 3) == Some(&b'o') => {
+            field!(b",\"toolCallId\":", Str);
+            field!(b",\"toolName\":", Str);
+        }
+        Some(b'i') => {
+            field!(b",\"isError\":", Bool);
+            field!(b",\"timestamp\":", Number);
+        }
+        _ => {}
+    }
+    pi_message_fields_any(b, i, out)
+}
+
+/// [`pi_message_fields`] in any order: each field by its key's first letters.
+#[inline(never)]
+fn pi_message_fields_any(b: &[u8], mut i: usize, out: &mut Scanned) -> usize {
+    use PiValue::{Bool, Number, Str, Usage};
     while b.get(i) == Some(&b',') {
-        let (name, value): (&[u8], Value) = match b.get(i + 2) {
-            Some(b'a') => (b"api", Value::Str),
-            Some(b'p') => (b"provider", Value::Str),
-            Some(b'm') => (b"model", Value::Str),
-            Some(b'u') => (b"usage", Value::Usage),
-            Some(b's') => (b"stopReason", Value::Str),
-            Some(b'i') => (b"isError", Value::Bool),
+        let found = match b.get(i + 2) {
+            Some(b'a') => pi_field(b, i, b",\"api\":", Str, out),
+            Some(b'p') => pi_field(b, i, b",\"provider\":", Str, out),
+            Some(b'm') => pi_field(b, i, b",\"model\":", Str, out),
+            Some(b'u') => pi_field(b, i, b",\"usage\":", Usage, out),
+            Some(b's') => pi_field(b, i, b",\"stopReason\":", Str, out),
+            Some(b'i') => pi_field(b, i, b",\"isError\":", Bool, out),
             Some(b't') => match b.get(i + 3) {
-                Some(b'i') => (b"timestamp", Value::Number),
-                _ if b.get(i + 6) == Some(&b'l') => (b"toolCallId", Value::Str),
-                _ => (b"toolName", Value::Str),
+                Some(b'i') => pi_field(b, i, b",\"timestamp\":", Number, out),
+                _ if b.get(i + 6) == Some(&b'l') => pi_field(b, i, b",\"toolCallId\":", Str, out),
+                _ => pi_field(b, i, b",\"toolName\":", Str, out),
             },
-            _ => return i,
+            _ => None,
         };
-        // `,"name":`
-        let key = i + 2;
-        let start = key + name.len() + 2;
-        if b.get(i + 1) != Some(&b'"')
-            || b.get(key..key + name.len()) != Some(name)
-            || b.get(start - 2..start) != Some(b"\":")
-        {
-            return i;
+        match found {
+            Some(end) => i = end,
+            None => return i,
         }
-        let found = match value {
-            Value::Str => string_at(b, start),
-            Value::Usage => pi_usage(b, start).map(|end| (end, value_span(start, end, SpanKind::Object))),
-            Value::Number => match b.get(start) {
-                Some(b'-' | b'0'..=b'9') => match number(b, start) {
-                    Ok((end, false)) => Some((end, value_span(start, end, SpanKind::Number))),
-                    _ => None,
-                },
-                _ => None,
-            },
-            Value::Bool => piece(b, start, b"true")
-                .or_else(|| piece(b, start, b"false"))
-                .map(|end| (end, value_span(start, end, SpanKind::Bool))),
-        };
-        let Some((end, span)) = found else { return i };
-        let key = (key as u32, (key + name.len()) as u32);
-        out.message_fields.push(Field { key, value: span });
-        if name == b"timestamp" {
-            out.message_slots[TIMESTAMP_SLOT] = Some(span);
-        }
-        i = end;
     }
     i
+}
+
+/// The kind of value [`pi_field`] reads.
+#[derive(Clone, Copy, PartialEq)]
+enum PiValue {
+    /// A string, escaped or not.
+    Str,
+    /// As [`pi_usage`] reads it.
+    Usage,
+    /// A plain number (no exponent): only `timestamp` has one, and it fills the message's slot.
+    Number,
+    /// `true` or `false`.
+    Bool,
+}
+
+/// The field at `i` if it is `key` (`,"name":`, of constant length, compared inline) and a
+/// value of the kind given: recorded as the walk records a message field, and where it ends.
+#[inline(always)]
+fn pi_field<const N: usize>(b: &[u8], i: usize, key: &[u8; N], value: PiValue, out: &mut Scanned) -> Option<usize> {
+    let start = piece(b, i, key)?;
+    let (end, span) = match value {
+        PiValue::Str => string_at(b, start)?,
+        PiValue::Usage => pi_usage(b, start).map(|end| (end, value_span(start, end, SpanKind::Object)))?,
+        PiValue::Number => match b.get(start) {
+            Some(b'-' | b'0'..=b'9') => match number(b, start) {
+                Ok((end, false)) => (end, value_span(start, end, SpanKind::Number)),
+                _ => return None,
+            },
+            _ => return None,
+        },
+        PiValue::Bool => piece(b, start, b"true")
+            .or_else(|| piece(b, start, b"false"))
+            .map(|end| (end, value_span(start, end, SpanKind::Bool)))?,
+    };
+    out.message_fields.push(Field { key: ((i + 2) as u32, (i + N - 2) as u32), value: span });
+    if value == PiValue::Number {
+        out.message_slots[TIMESTAMP_SLOT] = Some(span);
+    }
+    Some(end)
 }
 
 /// A content block read by [`pi_block`]: where it ends, its type, and the span of a text
