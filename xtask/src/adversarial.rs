@@ -139,6 +139,49 @@ fn session_files() -> Vec<(&'static str, Vec<u8>)> {
     noise.extend_from_slice(message("p2", Some("p1"), "assistant", "end").as_bytes());
     noise.push(b'\n');
     out.push(("almost-json.jsonl", noise));
+    // A v1 file (no version) with arrays and an empty object among its entries: migration gives
+    // them ids and links them into the chain (arrays are objects to JavaScript); a number, a
+    // string or `true` would make Pi throw instead.
+    out.push((
+        "v1-array-lines.jsonl",
+        file(&[
+            r#"{"type":"session","id":"v1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#.into(),
+            message("a", None, "user", "first"),
+            "[1,2]".into(),
+            message("b", Some("a"), "assistant", "second"),
+            "{}".into(),
+            "[]".into(),
+            message("c", Some("b"), "user", "third"),
+        ]),
+    ));
+    // Usage amounts that are not numbers: JavaScript's `+=` concatenates strings, arrays and
+    // objects, and the totals and breakdown rows become text.
+    let assistant = |id: &str, parent: &str, provider: &str, usage: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"ok"}}],"provider":{provider},"model":"m","usage":{usage},"stopReason":"stop","timestamp":1767225602000}}}}"#
+        )
+    };
+    let usage = |input: &str, total: &str| {
+        format!(
+            r#"{{"input":{input},"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":{total}}}}}"#
+        )
+    };
+    out.push((
+        "string-amounts.jsonl",
+        file(&[
+            HEADER.into(),
+            message("u1", None, "user", "go"),
+            assistant("a1", "u1", r#""p""#, &usage("10", "0.25")),
+            assistant("a2", "a1", r#""p""#, &usage("10", r#""1""#)),
+            assistant("a3", "a2", r#"["x",null,"y"]"#, &usage(r#""5""#, "0.5")),
+            assistant("a4", "a3", r#""q""#, &usage("[1,null,[2,3]]", r#"{"a":1}"#)),
+            assistant("a5", "a4", r#""p""#, &usage("true", "null")),
+            format!(
+                r#"{{"type":"usage","id":"z1","parentId":"a5","timestamp":"2026-01-01T00:00:03.000Z","provider":"r","model":"m","usage":{}}}"#,
+                usage("1", r#""abc""#)
+            ),
+        ]),
+    ));
     out
 }
 

@@ -23,6 +23,9 @@ pub struct Entry<'a> {
     /// False for JSON values that are not objects (numbers, strings, arrays), which the
     /// reference keeps as entries with every field `undefined`.
     pub is_object: bool,
+    /// The line is a JSON array: not an entry, but an object to JavaScript, so v1 migration
+    /// gives it an id and a place in the chain as it does an entry (§4).
+    pub is_array: bool,
     /// `type`.
     pub entry_type: Field<'a>,
     /// `id` (regenerated for v1 files).
@@ -98,6 +101,7 @@ impl<'a> Entry<'a> {
             offset: line.offset,
             line_number: line.number,
             is_object: scanned.is_object(),
+            is_array: scanned.top == Some(SpanKind::Array),
             entry_type: Field::Absent,
             id: Field::Absent,
             parent_id: Field::Absent,
@@ -576,7 +580,9 @@ impl<'a> Session<'a> {
         let mut n = 0u32;
         for i in 0..self.records.len() {
             let e = &self.records[i];
-            if e.is_type("session") || !e.is_object {
+            // A number, string or boolean makes the reference throw (`Cannot create property 'id'`);
+            // we leave it out of the chain.
+            if e.is_type("session") || !(e.is_object || e.is_array) {
                 continue;
             }
             n += 1;

@@ -37,6 +37,9 @@ pub struct UsageTotals {
     pub cache_write: f64,
     /// `cost.total`.
     pub cost: f64,
+    /// One of the amounts added was a string, an array or an object: JavaScript's `+` then
+    /// concatenates, and [`Totals::text`] holds what Pi prints.
+    pub concatenates: bool,
 }
 
 impl std::ops::AddAssign for UsageTotals {
@@ -46,6 +49,7 @@ impl std::ops::AddAssign for UsageTotals {
         self.cache_read += o.cache_read;
         self.cache_write += o.cache_write;
         self.cost += o.cost;
+        self.concatenates |= o.concatenates;
     }
 }
 
@@ -74,6 +78,10 @@ impl UsageTotals {
             return None;
         }
         let total = to_number(cost.get("total"));
+        let amounts =
+            [obj.get("input"), obj.get("output"), obj.get("cacheRead"), obj.get("cacheWrite"), cost.get("total")];
+        self.concatenates |=
+            amounts.iter().any(|v| matches!(v, Some(Value::String(_) | Value::Array(_) | Value::Object(_))));
         self.input += to_number(obj.get("input"));
         self.output += to_number(obj.get("output"));
         self.cache_read += to_number(obj.get("cacheRead"));
@@ -103,6 +111,168 @@ pub struct Totals {
     pub breakdown: Vec<BreakdownRow>,
     /// Entries where the reference throws (e.g. an assistant without usage); we skip the value.
     pub diagnostics: Vec<Diagnostic>,
+    /// The amounts as Pi prints them when a usage held a string, an array or an object where a
+    /// number belongs (`+=` then concatenates: `0.5 + "1"` is `"0.51"`); `None` otherwise, and
+    /// always `None` for a file Pi writes. `stats` and `breakdown` keep reading such values as
+    /// numbers (`ToNumber`), for the reports that sum sessions.
+    pub text: Option<Box<TextTotals>>,
+}
+
+/// A JavaScript `+=` total: a number until a string, an array or an object is added, then text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsAmount {
+    /// Only numbers, `null`, booleans and `undefined` added so far.
+    Number(f64),
+    /// The concatenated text.
+    Text(String),
+}
+
+impl JsAmount {
+    /// `self += value` (`undefined` when `None`).
+    pub fn add(&mut self, value: Option<&Value<'_>>) {
+        match self {
+            JsAmount::Number(a) => match value {
+                Some(Value::String(_) | Value::Array(_) | Value::Object(_)) => {
+                    *self = JsAmount::Text(template(Some(&Value::Number(*a))) + &template(value));
+                }
+                other => *a += to_number(other),
+            },
+            JsAmount::Text(t) => t.push_str(&template(value)),
+        }
+    }
+
+    /// `self + other`.
+    pub fn plus(&self, other: &JsAmount) -> JsAmount {
+        match (self, other) {
+            (JsAmount::Number(a), JsAmount::Number(b)) => JsAmount::Number(a + b),
+            _ => JsAmount::Text(self.to_js_string() + &other.to_js_string()),
+        }
+    }
+
+    /// `ToNumber`, as `>` and `-` apply it.
+    pub fn to_number(&self) -> f64 {
+        match self {
+            JsAmount::Number(n) => *n,
+            JsAmount::Text(t) => crate::json::string_to_number(t.as_bytes()),
+        }
+    }
+
+    fn to_js_string(&self) -> String {
+        match self {
+            JsAmount::Number(n) => template(Some(&Value::Number(*n))),
+            JsAmount::Text(t) => t.clone(),
+        }
+    }
+}
+
+/// [`Totals`] with JavaScript's `+`: `getSessionStats()`'s amounts and the breakdown's rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextTotals {
+    /// `input` tokens.
+    pub input: JsAmount,
+    /// `output` tokens.
+    pub output: JsAmount,
+    /// `cacheRead` tokens.
+    pub cache_read: JsAmount,
+    /// `cacheWrite` tokens.
+    pub cache_write: JsAmount,
+    /// `input + output + cacheRead + cacheWrite`, left to right.
+    pub tokens: JsAmount,
+    /// `cost.total`.
+    pub cost: JsAmount,
+    /// `{key, cost, tokens}`, kept and ordered as Pi keeps and orders them.
+    pub breakdown: Vec<(String, JsAmount, JsAmount)>,
+}
+
+/// `createUsageTotals()` with JavaScript values: input, output, cacheRead, cacheWrite, cost.
+type JsSums = [JsAmount; 5];
+
+fn js_sums() -> JsSums {
+    std::array::from_fn(|_| JsAmount::Number(0.0))
+}
+
+/// `addUsageToTotals` with JavaScript's `+`; nothing where Pi throws (see [`UsageTotals::add`]).
+fn add_js(sums: &mut JsSums, usage: &Value<'_>) {
+    let Some(obj) = usage.as_object() else { return };
+    let Some(cost) = obj.get("cost").filter(|c| !matches!(c, Value::Null)) else { return };
+    for (sum, key) in sums.iter_mut().zip(["input", "output", "cacheRead", "cacheWrite"]) {
+        sum.add(obj.get(key));
+    }
+    sums[4].add(cost.get("total"));
+}
+
+fn truthy<'v, 'a>(u: Option<&'v Value<'a>>) -> Option<&'v Value<'a>> {
+    u.filter(|u| u.is_truthy())
+}
+
+fn js_tokens(sums: &JsSums) -> JsAmount {
+    sums[0].plus(&sums[1]).plus(&sums[2]).plus(&sums[3])
+}
+
+/// The totals again, every usage from its full value, with JavaScript's `+` (a rare file: one
+/// with a usage amount that is not a number).
+fn text_totals(session: &Session<'_>) -> TextTotals {
+    let mut arena = Bump::new();
+    let mut sums = js_sums();
+    let mut by_key: Vec<(String, JsSums)> = Vec::new();
+    for (_, entry) in session.entries() {
+        if !["message", "usage", "compaction", "branch_summary"].iter().any(|t| entry.is_type(t)) {
+            continue;
+        }
+        arena.reset();
+        let Ok(value) = entry.value(&arena) else { continue };
+        let (stat, row) = if entry.is_type("usage") {
+            let key = format!("{}/{}", template(value.get("provider")), template(value.get("model")));
+            (value.get("usage"), truthy(value.get("usage")).map(|u| (key, u)))
+        } else if entry.is_type("compaction") || entry.is_type("branch_summary") {
+            let u = truthy(value.get("usage"));
+            (u, u.map(|u| (TOOLS_KEY.to_string(), u)))
+        } else {
+            let Some(message) = value.get("message").filter(|m| !matches!(m, Value::Null)) else { continue };
+            let role = if entry.hook_message_renamed { None } else { message.get("role").and_then(Value::as_str) };
+            match role {
+                Some(r) if *r == "toolResult" => {
+                    let u = truthy(message.get("usage"));
+                    (u, u.map(|u| (TOOLS_KEY.to_string(), u)))
+                }
+                Some(r) if *r == "assistant" => {
+                    let model = match message.get("responseModel") {
+                        None | Some(Value::Null) => message.get("model"),
+                        some => some,
+                    };
+                    let key = format!("{}/{}", template(message.get("provider")), template(model));
+                    (message.get("usage"), truthy(message.get("usage")).map(|u| (key, u)))
+                }
+                _ => (None, None),
+            }
+        };
+        if let Some(u) = stat {
+            add_js(&mut sums, u);
+        }
+        if let Some((key, u)) = row {
+            let i = match by_key.iter().position(|(k, _)| *k == key) {
+                Some(i) => i,
+                None => {
+                    by_key.push((key, js_sums()));
+                    by_key.len() - 1
+                }
+            };
+            add_js(&mut by_key[i].1, u);
+        }
+    }
+    let mut breakdown: Vec<(String, JsAmount, JsAmount)> = by_key
+        .into_iter()
+        .map(|(key, s)| {
+            let tokens = js_tokens(&s);
+            let [_, _, _, _, cost] = s;
+            (key, cost, tokens)
+        })
+        .filter(|(_, cost, tokens)| cost.to_number() > 0.0 || tokens.to_number() > 0.0)
+        .collect();
+    js_sort(&mut breakdown, |a, b| b.1.to_number() - a.1.to_number());
+    let tokens = js_tokens(&sums);
+    let [input, output, cache_read, cache_write, cost] = sums;
+    TextTotals { input, output, cache_read, cache_write, tokens, cost, breakdown }
 }
 
 const TOOLS_KEY: &str = "Tools/summaries";
@@ -221,6 +391,7 @@ fn totals_with(session: &Session<'_>, read_assistants_raw: bool) -> Totals {
             let _ = by_key[slot].1.add(usage);
         }
     }
+    let concatenates = totals.stats.usage.concatenates || by_key.iter().any(|(_, t)| t.concatenates);
     let mut rows: Vec<BreakdownRow> = by_key
         .into_iter()
         .map(|(key, t)| BreakdownRow { key, cost: t.cost, tokens: t.tokens() })
@@ -228,6 +399,9 @@ fn totals_with(session: &Session<'_>, read_assistants_raw: bool) -> Totals {
         .collect();
     js_sort(&mut rows, |a, b| b.cost - a.cost);
     totals.breakdown = rows;
+    if concatenates {
+        totals.text = Some(Box::new(text_totals(session)));
+    }
     totals
 }
 
@@ -339,7 +513,7 @@ fn usage_in_pi_layout(a: &[u8]) -> Option<UsageTotals> {
     number_after(a, &mut at, b",\"cacheRead\":", false)?;
     number_after(a, &mut at, b",\"cacheWrite\":", false)?;
     let cost = number_after(a, &mut at, b",\"total\":", true)?;
-    (&a[at..] == b"}}").then_some(UsageTotals { input, output, cache_read, cache_write, cost })
+    (&a[at..] == b"}}").then_some(UsageTotals { input, output, cache_read, cache_write, cost, concatenates: false })
 }
 
 /// [`usage_amounts`] by walking the members of the usage object (valid JSON, already scanned
@@ -363,6 +537,7 @@ fn usage_members(raw: &[u8]) -> Option<Option<UsageTotals>> {
         };
         found[slot] = Some((start, end));
     })?;
+    let mut total_span = None;
     let total = match found[4] {
         None => return Some(None),
         Some((start, _)) if raw[start] == b'n' => return Some(None),
@@ -374,11 +549,15 @@ fn usage_members(raw: &[u8]) -> Option<Option<UsageTotals>> {
                     total = Some((start + s, start + e));
                 }
             })?;
+            total_span = total;
             field(total).to_number()
         }
         Some(_) => f64::NAN,
     };
+    let text = |span: Option<(usize, usize)>| span.is_some_and(|(start, _)| matches!(raw[start], b'"' | b'[' | b'{'));
+    let concatenates = found[..4].iter().any(|&s| text(s)) || text(total_span);
     Some(Some(UsageTotals {
+        concatenates,
         input: field(found[0]).to_number(),
         output: field(found[1]).to_number(),
         cache_read: field(found[2]).to_number(),
@@ -447,7 +626,12 @@ pub(crate) fn template(v: Option<&Value<'_>>) -> String {
             }
         }
         Some(Value::String(s)) => s.to_str_lossy().into_owned(),
-        Some(Value::Array(_)) => "[array]".into(),
+        // `Array.prototype.join`: `null` and `undefined` items are empty.
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| if matches!(v, Value::Null) { String::new() } else { template(Some(v)) })
+            .collect::<Vec<_>>()
+            .join(","),
         Some(Value::Object(_)) => "[object Object]".into(),
     }
 }

@@ -107,6 +107,12 @@ pub fn tree_record<'a>(file: &str, session: &Session<'a>, tree: &Tree) -> (Value
 pub fn stats_record<'a>(file: &str, session: &Session<'a>, totals: &Totals) -> Value<'a> {
     let s = &totals.stats;
     let u = &s.usage;
+    let amounts = match &totals.text {
+        // A usage amount that is not a number: the values as JavaScript's `+` made them.
+        Some(t) => [&t.input, &t.output, &t.cache_read, &t.cache_write, &t.tokens, &t.cost].map(js_amount),
+        None => [u.input, u.output, u.cache_read, u.cache_write, u.tokens(), u.cost].map(num),
+    };
+    let [input, output, cache_read, cache_write, tokens, cost] = amounts;
     let stats = obj(vec![
         ("userMessages", num(s.user_messages as f64)),
         ("assistantMessages", num(s.assistant_messages as f64)),
@@ -116,15 +122,29 @@ pub fn stats_record<'a>(file: &str, session: &Session<'a>, totals: &Totals) -> V
         (
             "tokens",
             obj(vec![
-                ("input", num(u.input)),
-                ("output", num(u.output)),
-                ("cacheRead", num(u.cache_read)),
-                ("cacheWrite", num(u.cache_write)),
-                ("total", num(u.tokens())),
+                ("input", input),
+                ("output", output),
+                ("cacheRead", cache_read),
+                ("cacheWrite", cache_write),
+                ("total", tokens),
             ]),
         ),
-        ("cost", num(u.cost)),
+        ("cost", cost),
     ]);
+    if let Some(t) = &totals.text {
+        let breakdown = t
+            .breakdown
+            .iter()
+            .map(|(key, cost, tokens)| {
+                obj(vec![
+                    ("key", Value::String(JsStr::owned(key.clone()))),
+                    ("cost", js_amount(cost)),
+                    ("tokens", js_amount(tokens)),
+                ])
+            })
+            .collect();
+        return stats_object(file, session, stats, breakdown);
+    }
     let breakdown = totals
         .breakdown
         .iter()
@@ -136,12 +156,24 @@ pub fn stats_record<'a>(file: &str, session: &Session<'a>, totals: &Totals) -> V
             ])
         })
         .collect();
+    stats_object(file, session, stats, breakdown)
+}
+
+fn stats_object<'a>(file: &str, session: &Session<'a>, stats: Value<'a>, breakdown: Vec<Value<'a>>) -> Value<'a> {
     obj(vec![
         ("file", Value::String(JsStr::owned(file))),
         ("sessionId", Value::String(session.id().clone())),
         ("stats", stats),
         ("breakdown", Value::Array(breakdown)),
     ])
+}
+
+/// A JavaScript total: its number, or the text `+` concatenated.
+fn js_amount(a: &session_core::stats::JsAmount) -> Value<'static> {
+    match a {
+        session_core::stats::JsAmount::Number(n) => num(*n),
+        session_core::stats::JsAmount::Text(t) => Value::String(JsStr::owned(t.clone())),
+    }
 }
 
 /// A `SessionInfo` with the reference's field names; invalid dates are `null`.
