@@ -182,6 +182,37 @@ fn session_files() -> Vec<(&'static str, Vec<u8>)> {
             ),
         ]),
     ));
+    // Ids that are numbers: JavaScript's `Map` takes `0`, `-0` and `0.0` as one key, and `1` and
+    // `1e0` as another; the last record of a key owns its node.
+    let numeric = |id: &str, parent: &str, time: &str| {
+        format!(
+            r#"{{"type":"message","id":{id},"parentId":{parent},"timestamp":"2026-01-01T00:00:{time}.000Z","message":{{"role":"user","content":"x","timestamp":1767225601000}}}}"#
+        )
+    };
+    out.push((
+        "numeric-ids.jsonl",
+        file(&[
+            HEADER.into(),
+            numeric("\"r\"", "null", "01"),
+            numeric("-0.0", "\"r\"", "02"),
+            numeric("1", "\"r\"", "03"),
+            numeric("\"k\"", "0", "04"),
+            numeric("1e0", "-0", "05"),
+            numeric("0", "\"r\"", "06"),
+            numeric("\"z\"", "1.0", "07"),
+        ]),
+    ));
+    // The last entry's `id` is `null`: so is Pi's leaf, and `buildSessionPath` gives an empty
+    // context for a `null` leaf (not the last entry's path, as for a missing or unknown one).
+    out.push((
+        "null-leaf-id.jsonl",
+        file(&[
+            HEADER.into(),
+            message("n1", None, "user", "hello"),
+            message("n2", Some("n1"), "assistant", "hi"),
+            numeric("null", "\"n2\"", "08"),
+        ]),
+    ));
     out
 }
 

@@ -160,8 +160,10 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
             };
         }
         let start = match leaf {
+            // `leafId === null` (no entries, or the last one's `id` is `null`) is an empty path;
+            // another falsy or unknown id falls back to the last entry (`buildSessionPath`).
             LeafChoice::Session => match self.session.leaf_id() {
-                None => return Vec::new(),
+                None | Some(Field::Null) => return Vec::new(),
                 Some(id) => self.session.get(id).filter(|_| id.is_truthy()),
             },
             LeafChoice::Id(id) => self.session.get(&Field::Str(id.clone().into_owned())).filter(|_| !id.is_empty()),

@@ -7,8 +7,10 @@ use bumpalo::Bump;
 
 use crate::json::{self, JsStr, Span, Value, scan::SpanKind};
 
-/// A property value read without a full parse.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+/// A property value read without a full parse. Equal as JavaScript's `Map` keys compare
+/// (`SameValueZero`) for what ids can be: strings by their text, numbers by their value (`0`,
+/// `-0` and `0.0` are one key, as are `1` and `1e0`); other raw values by their text.
+#[derive(Debug, Clone, Default)]
 pub enum Field<'a> {
     /// The key is missing (`undefined`).
     #[default]
@@ -21,7 +23,56 @@ pub enum Field<'a> {
     Raw(Cow<'a, [u8]>),
 }
 
+impl PartialEq for Field<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Field::Absent, Field::Absent) | (Field::Null, Field::Null) => true,
+            (Field::Str(a), Field::Str(b)) => a == b,
+            (Field::Raw(a), Field::Raw(b)) => match (self.raw_number(), other.raw_number()) {
+                (Some(x), Some(y)) => x == y,
+                (None, None) => a == b,
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Field<'_> {}
+
+impl std::hash::Hash for Field<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        match self {
+            Field::Absent => state.write_u8(0),
+            Field::Null => state.write_u8(1),
+            Field::Str(s) => {
+                state.write_u8(2);
+                s.hash(state);
+            }
+            Field::Raw(raw) => match self.raw_number() {
+                // `-0` and `0` hash alike (`+ 0.0` turns the one into the other).
+                Some(n) => {
+                    state.write_u8(3);
+                    state.write_u64((n + 0.0).to_bits());
+                }
+                None => {
+                    state.write_u8(4);
+                    raw.hash(state);
+                }
+            },
+        }
+    }
+}
+
 impl<'a> Field<'a> {
+    /// The value of a raw number (its text starts with `-` or a digit).
+    fn raw_number(&self) -> Option<f64> {
+        match self {
+            Field::Raw(raw) if matches!(raw.first(), Some(b'-' | b'0'..=b'9')) => Some(self.to_number()),
+            _ => None,
+        }
+    }
+
     /// Reads the value at `span` of `line`.
     pub fn from_span(line: &'a [u8], span: Option<Span>) -> Self {
         let Some(span) = span else { return Field::Absent };
