@@ -3,7 +3,7 @@
 
 use bumpalo::Bump;
 
-use crate::json::{Value, to_number};
+use crate::json::{JsStr, Value, to_number};
 use crate::jssort::js_sort;
 use crate::session::{Diagnostic, Session};
 
@@ -127,6 +127,13 @@ pub enum JsAmount {
     Text(String),
 }
 
+impl Default for JsAmount {
+    /// `0`, as `createUsageTotals()` starts each amount.
+    fn default() -> Self {
+        JsAmount::Number(0.0)
+    }
+}
+
 impl JsAmount {
     /// `self += value` (`undefined` when `None`).
     pub fn add(&mut self, value: Option<&Value<'_>>) {
@@ -187,10 +194,6 @@ pub struct TextTotals {
 /// `createUsageTotals()` with JavaScript values: input, output, cacheRead, cacheWrite, cost.
 type JsSums = [JsAmount; 5];
 
-fn js_sums() -> JsSums {
-    std::array::from_fn(|_| JsAmount::Number(0.0))
-}
-
 /// `addUsageToTotals` with JavaScript's `+`; nothing where Pi throws (see [`UsageTotals::add`]).
 fn add_js(sums: &mut JsSums, usage: &Value<'_>) {
     let Some(obj) = usage.as_object() else { return };
@@ -199,6 +202,57 @@ fn add_js(sums: &mut JsSums, usage: &Value<'_>) {
         sum.add(obj.get(key));
     }
     sums[4].add(cost.get("total"));
+}
+
+/// What one entry adds in `addUsageToTotals` (§10), from its full value.
+struct UsageSource<'v, 'a> {
+    /// The usage `getSessionStats()` adds (`None` inside where it must add one that is missing),
+    /// and what to report where Pi throws on it.
+    stat: Option<(Option<&'v Value<'a>>, &'static str)>,
+    /// The breakdown's key and usage (a truthy usage only).
+    row: Option<(String, &'v Value<'a>)>,
+}
+
+fn usage_source<'v, 'a>(entry: &crate::session::Entry<'_>, value: &'v Value<'a>) -> UsageSource<'v, 'a> {
+    if entry.is_type("usage") {
+        let usage = value.get("usage");
+        let key = || format!("{}/{}", template(value.get("provider")), template(value.get("model")));
+        return UsageSource {
+            stat: Some((usage, "usage entry without a usage object with cost")),
+            row: truthy(usage).map(|u| (key(), u)),
+        };
+    }
+    let tools = |usage: Option<&'v Value<'a>>, what: &'static str| UsageSource {
+        stat: usage.map(|u| (Some(u), what)),
+        row: usage.map(|u| (TOOLS_KEY.to_string(), u)),
+    };
+    if entry.is_type("compaction") || entry.is_type("branch_summary") {
+        return tools(truthy(value.get("usage")), "summary usage without cost");
+    }
+    let Some(message) = message_object(value) else { return UsageSource { stat: None, row: None } };
+    match message_role(entry, message) {
+        Some(r) if *r == "toolResult" => tools(truthy(message.get("usage")), "tool result usage without cost"),
+        Some(r) if *r == "assistant" => {
+            let model = match message.get("responseModel") {
+                None | Some(Value::Null) => message.get("model"),
+                some => some,
+            };
+            let key = format!("{}/{}", template(message.get("provider")), template(model));
+            let usage = message.get("usage");
+            UsageSource { stat: Some((usage, "assistant message without usage")), row: truthy(usage).map(|u| (key, u)) }
+        }
+        _ => UsageSource { stat: None, row: None },
+    }
+}
+
+/// A message entry's `message`, unless missing or `null`.
+fn message_object<'v, 'a>(value: &'v Value<'a>) -> Option<&'v Value<'a>> {
+    value.get("message").filter(|m| !matches!(m, Value::Null))
+}
+
+/// `message.role`, after migration (a renamed hook message has none of the roles counted).
+fn message_role<'v, 'a>(entry: &crate::session::Entry<'_>, message: &'v Value<'a>) -> Option<&'v JsStr<'a>> {
+    if entry.hook_message_renamed { None } else { message.get("role").and_then(Value::as_str) }
 }
 
 fn truthy<'v, 'a>(u: Option<&'v Value<'a>>) -> Option<&'v Value<'a>> {
@@ -213,7 +267,7 @@ fn js_tokens(sums: &JsSums) -> JsAmount {
 /// with a usage amount that is not a number).
 fn text_totals(session: &Session<'_>) -> TextTotals {
     let mut arena = Bump::new();
-    let mut sums = js_sums();
+    let mut sums = JsSums::default();
     let mut by_key: Vec<(String, JsSums)> = Vec::new();
     for (_, entry) in session.entries() {
         if !["message", "usage", "compaction", "branch_summary"].iter().any(|t| entry.is_type(t)) {
@@ -221,42 +275,12 @@ fn text_totals(session: &Session<'_>) -> TextTotals {
         }
         arena.reset();
         let Ok(value) = entry.value(&arena) else { continue };
-        let (stat, row) = if entry.is_type("usage") {
-            let key = format!("{}/{}", template(value.get("provider")), template(value.get("model")));
-            (value.get("usage"), truthy(value.get("usage")).map(|u| (key, u)))
-        } else if entry.is_type("compaction") || entry.is_type("branch_summary") {
-            let u = truthy(value.get("usage"));
-            (u, u.map(|u| (TOOLS_KEY.to_string(), u)))
-        } else {
-            let Some(message) = value.get("message").filter(|m| !matches!(m, Value::Null)) else { continue };
-            let role = if entry.hook_message_renamed { None } else { message.get("role").and_then(Value::as_str) };
-            match role {
-                Some(r) if *r == "toolResult" => {
-                    let u = truthy(message.get("usage"));
-                    (u, u.map(|u| (TOOLS_KEY.to_string(), u)))
-                }
-                Some(r) if *r == "assistant" => {
-                    let model = match message.get("responseModel") {
-                        None | Some(Value::Null) => message.get("model"),
-                        some => some,
-                    };
-                    let key = format!("{}/{}", template(message.get("provider")), template(model));
-                    (message.get("usage"), truthy(message.get("usage")).map(|u| (key, u)))
-                }
-                _ => (None, None),
-            }
-        };
-        if let Some(u) = stat {
+        let UsageSource { stat, row } = usage_source(entry, &value);
+        if let Some((Some(u), _)) = stat {
             add_js(&mut sums, u);
         }
         if let Some((key, u)) = row {
-            let i = match by_key.iter().position(|(k, _)| *k == key) {
-                Some(i) => i,
-                None => {
-                    by_key.push((key, js_sums()));
-                    by_key.len() - 1
-                }
-            };
+            let i = slot(&mut by_key, key);
             add_js(&mut by_key[i].1, u);
         }
     }
@@ -326,41 +350,15 @@ fn totals_with(session: &Session<'_>, read_assistants_raw: bool) -> Totals {
             });
         };
         let stats = &mut totals.stats;
-        let mut row: Option<(String, &Value<'_>)> = None;
-        if entry.is_type("usage") {
-            match value.get("usage") {
-                Some(u) if stats.usage.add(u).is_some() => {}
-                _ => problem("usage entry without a usage object with cost"),
-            }
-            if let Some(u) = value.get("usage").filter(|u| u.is_truthy()) {
-                let key = format!("{}/{}", template(value.get("provider")), template(value.get("model")));
-                row = Some((key, u));
-            }
-        } else if entry.is_type("compaction") || entry.is_type("branch_summary") {
-            if let Some(u) = value.get("usage").filter(|u| u.is_truthy()) {
-                if stats.usage.add(u).is_none() {
-                    problem("summary usage without cost");
-                }
-                row = Some((TOOLS_KEY.to_string(), u));
-            }
-        } else {
+        if !(entry.is_type("usage") || entry.is_type("compaction") || entry.is_type("branch_summary")) {
             stats.total_messages += 1;
-            let Some(message) = value.get("message").filter(|m| !matches!(m, Value::Null)) else {
+            let Some(message) = message_object(&value) else {
                 problem("message entry without a message object");
                 continue;
             };
-            let role = if entry.hook_message_renamed { None } else { message.get("role").and_then(Value::as_str) };
-            match role {
+            match message_role(entry, message) {
                 Some(r) if *r == "user" => stats.user_messages += 1,
-                Some(r) if *r == "toolResult" => {
-                    stats.tool_results += 1;
-                    if let Some(u) = message.get("usage").filter(|u| u.is_truthy()) {
-                        if stats.usage.add(u).is_none() {
-                            problem("tool result usage without cost");
-                        }
-                        row = Some((TOOLS_KEY.to_string(), u));
-                    }
-                }
+                Some(r) if *r == "toolResult" => stats.tool_results += 1,
                 Some(r) if *r == "assistant" => {
                     stats.assistant_messages += 1;
                     if let Some(blocks) = message.get("content").and_then(Value::as_array) {
@@ -369,23 +367,17 @@ fn totals_with(session: &Session<'_>, read_assistants_raw: bool) -> Totals {
                             .filter(|b| b.get("type").and_then(Value::as_str).is_some_and(|t| *t == "toolCall"));
                         stats.tool_calls += calls.count() as u64;
                     }
-                    match message.get("usage") {
-                        Some(u) if stats.usage.add(u).is_some() => {}
-                        _ => problem("assistant message without usage"),
-                    }
-                    let model = match message.get("responseModel") {
-                        None | Some(Value::Null) => message.get("model"),
-                        some => some,
-                    };
-                    let key = format!("{}/{}", template(message.get("provider")), template(model));
-                    if let Some(u) = message.get("usage").filter(|u| u.is_truthy()) {
-                        row = Some((key, u));
-                    }
                 }
                 _ => {}
             }
         }
-        if let Some((key, usage)) = row {
+        let source = usage_source(entry, &value);
+        if let Some((usage, what)) = source.stat
+            && usage.is_none_or(|u| stats.usage.add(u).is_none())
+        {
+            problem(what);
+        }
+        if let Some((key, usage)) = source.row {
             let slot = slot(&mut by_key, key);
             // A usage the reference throws on was reported above.
             let _ = by_key[slot].1.add(usage);
@@ -406,11 +398,11 @@ fn totals_with(session: &Session<'_>, read_assistants_raw: bool) -> Totals {
 }
 
 /// The breakdown row for `key`, added at the end the first time (rows keep first-use order).
-fn slot(by_key: &mut Vec<(String, UsageTotals)>, key: String) -> usize {
+fn slot<T: Default>(by_key: &mut Vec<(String, T)>, key: String) -> usize {
     match by_key.iter().position(|(k, _)| *k == key) {
         Some(i) => i,
         None => {
-            by_key.push((key, UsageTotals::default()));
+            by_key.push((key, T::default()));
             by_key.len() - 1
         }
     }

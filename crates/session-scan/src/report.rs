@@ -131,35 +131,18 @@ pub fn stats_record<'a>(file: &str, session: &Session<'a>, totals: &Totals) -> V
         ),
         ("cost", cost),
     ]);
-    if let Some(t) = &totals.text {
-        let breakdown = t
-            .breakdown
-            .iter()
-            .map(|(key, cost, tokens)| {
-                obj(vec![
-                    ("key", Value::String(JsStr::owned(key.clone()))),
-                    ("cost", js_amount(cost)),
-                    ("tokens", js_amount(tokens)),
-                ])
-            })
-            .collect();
-        return stats_object(file, session, stats, breakdown);
-    }
-    let breakdown = totals
-        .breakdown
-        .iter()
-        .map(|r| {
-            obj(vec![
-                ("key", Value::String(JsStr::owned(r.key.clone()))),
-                ("cost", num(r.cost)),
-                ("tokens", num(r.tokens)),
-            ])
+    let rows: Vec<(&str, Value<'static>, Value<'static>)> = match &totals.text {
+        Some(t) => {
+            t.breakdown.iter().map(|(key, cost, tokens)| (key.as_str(), js_amount(cost), js_amount(tokens))).collect()
+        }
+        None => totals.breakdown.iter().map(|r| (r.key.as_str(), num(r.cost), num(r.tokens))).collect(),
+    };
+    let breakdown = rows
+        .into_iter()
+        .map(|(key, cost, tokens)| {
+            obj(vec![("key", Value::String(JsStr::owned(key))), ("cost", cost), ("tokens", tokens)])
         })
         .collect();
-    stats_object(file, session, stats, breakdown)
-}
-
-fn stats_object<'a>(file: &str, session: &Session<'a>, stats: Value<'a>, breakdown: Vec<Value<'a>>) -> Value<'a> {
     obj(vec![
         ("file", Value::String(JsStr::owned(file))),
         ("sessionId", Value::String(session.id().clone())),
