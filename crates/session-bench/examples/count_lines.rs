@@ -20,16 +20,20 @@ fn count_file(path: &std::path::Path, buf: &mut Vec<u8>) -> usize {
         return session_core::lines::count_lines(&map);
     }
     let Ok(mut file) = std::fs::File::open(path) else { return 0 };
-    buf.resize(CHUNK, 0);
+    buf.resize(CHUNK + 64, 0);
+    // Reads go to a cache line's start, as the scans' own reads do (`session_scan::read`): the
+    // kernel's copy runs at a third of its speed to some offsets on Zen 3.
+    let at = (64 - buf.as_ptr() as usize % 64) % 64;
+    let chunk = &mut buf[at..at + CHUNK];
     let mut lines = 0;
     // A file that does not end with a newline has one more line.
     let mut last = b'\n';
     loop {
-        match file.read(buf) {
+        match file.read(chunk) {
             Ok(0) | Err(_) => break,
             Ok(n) => {
-                lines += memchr::memchr_iter(b'\n', &buf[..n]).count();
-                last = buf[n - 1];
+                lines += memchr::memchr_iter(b'\n', &chunk[..n]).count();
+                last = chunk[n - 1];
             }
         }
     }
