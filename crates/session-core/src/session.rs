@@ -639,12 +639,13 @@ pub struct Branch {
 
 /// Whether a line's value is one the reference drops with `if (entry)`: `null`, `false`, `0`, `""`.
 pub fn top_is_falsy(line: &[u8], scanned: &Scanned) -> bool {
-    let t = crate::text::js_trim(line);
+    // Most lines are objects: the line is trimmed only when it is not.
+    let trimmed = || crate::text::js_trim(line);
     match scanned.top {
         Some(SpanKind::Null) => true,
-        Some(SpanKind::Bool) => t.first() == Some(&b'f'),
-        Some(SpanKind::Str { .. }) => t == b"\"\"",
-        Some(SpanKind::Number) => std::str::from_utf8(t).ok().and_then(|t| t.parse::<f64>().ok()) == Some(0.0),
+        Some(SpanKind::Bool) => trimmed().first() == Some(&b'f'),
+        Some(SpanKind::Str { .. }) => trimmed() == b"\"\"",
+        Some(SpanKind::Number) => std::str::from_utf8(trimmed()).ok().and_then(|t| t.parse::<f64>().ok()) == Some(0.0),
         _ => false,
     }
 }
