@@ -304,6 +304,9 @@ fn scan<const BLOCKS: bool, const ENDS: u8, const SHAPES: bool>(
             let value = Span { start: value.0, end: value.1, kind: SpanKind::Str { escaped: false } };
             st.out.fields.push(Field { key, value });
         }
+        if let Some(end) = pi_message_rest::<BLOCKS, ENDS>(b, st.out) {
+            return Ok(end);
+        }
         st.pending = Some(PI_MESSAGE_KEY);
         st.top_start = PI_MESSAGE_OPEN;
         st.in_message = true;
@@ -504,6 +507,68 @@ fn pi_message_prefix(b: &[u8]) -> bool {
             | specials(word(time + 8))
             | specials(word(time + 16))
             == 0
+}
+
+/// After [`PI_PREFIX`], the rest of a message line as Pi writes it, read straight through and
+/// recorded as the walk records it: the role (a string), the fields [`pi_message_fields`] reads,
+/// `"content"` with a string or an array of blocks that [`pi_block`] reads, the fields again,
+/// then `}}` and the line's end. Returns where the line ends; else `None` with `out` as the
+/// prefix left it, and the walk reads the line.
+#[inline(never)]
+fn pi_message_rest<const BLOCKS: bool, const ENDS: u8>(b: &[u8], out: &mut Scanned) -> Option<usize> {
+    let read = pi_message_rest_read::<BLOCKS>(b, out).filter(|&end| {
+        matches!((ENDS, b.get(end)), (_, None) | (NEWLINE, Some(b'\n')) | (READLINE, Some(b'\n' | b'\r')))
+    });
+    if read.is_none() {
+        out.fields.truncate(PI_PREFIX_FIELDS.len());
+        out.message_fields.clear();
+        out.message_slots = [None; 3];
+        out.tool_calls.clear();
+        out.text_blocks.clear();
+    }
+    read
+}
+
+/// [`pi_message_rest`] up to the end of the top-level object: where that is.
+#[inline(always)]
+fn pi_message_rest_read<const BLOCKS: bool>(b: &[u8], out: &mut Scanned) -> Option<usize> {
+    let (i, role) = string_at(b, PI_PREFIX.len() - 1)?;
+    out.message_fields.push(Field { key: PI_ROLE_KEY, value: role });
+    out.message_slots[ROLE_SLOT] = Some(role);
+    let comma = pi_message_fields(b, i, out);
+    let open = piece(b, comma, b",\"content\":")?;
+    let (end, kind) = match b.get(open)? {
+        b'"' => {
+            let (end, span) = string_at(b, open)?;
+            (end, span.kind)
+        }
+        b'[' if b.get(open + 1) == Some(&b']') => (open + 2, SpanKind::Array),
+        b'[' => {
+            let mut i = open + 1;
+            loop {
+                let block = pi_block(b, i)?;
+                if BLOCKS {
+                    match block.kind {
+                        BlockType::ToolCall => out.tool_calls.push(block.span),
+                        BlockType::Text => out.text_blocks.push(block.span),
+                        BlockType::Other => {}
+                    }
+                }
+                match b.get(block.end)? {
+                    b',' => i = block.end + 1,
+                    b']' => break (block.end + 1, SpanKind::Array),
+                    _ => return None,
+                }
+            }
+        }
+        _ => return None,
+    };
+    let content = value_span(open, end, kind);
+    out.message_fields.push(Field { key: ((comma + 2) as u32, (comma + 9) as u32), value: content });
+    out.message_slots[CONTENT_SLOT] = Some(content);
+    let close = piece(b, pi_message_fields(b, end, out), b"}}")?;
+    push(&mut out.fields, PI_MESSAGE_KEY, PI_MESSAGE_OPEN, close - 1, SpanKind::Object);
+    Some(close)
 }
 
 /// From the `,` at `i` after a value of the top-level `message`: the fields that follow, for as
