@@ -1446,6 +1446,55 @@ pub(crate) mod tests {
         &line[s.start as usize..s.end as usize]
     }
 
+    /// The message lines Pi writes are read by `pi_message_rest` to their end; a line that strays
+    /// from that shape is left to the walk, with the scan as the prefix left it. (That both give
+    /// what the walk gives is `tests/scan_shapes.rs`.)
+    #[test]
+    fn message_lines_as_pi_writes_them_are_read_straight_through() {
+        let head = r#"{"type":"message","id":"a1b2c3d4","parentId":"e5f6a7b8","timestamp":"2026-01-01T02:24:53.736Z","message":{"role":"#;
+        let rests = [
+            r#""user","content":"hi \"there\"","timestamp":1767234268033}}"#,
+            r#""user","content":[{"type":"text","text":"a"},{"type":"image","data":"QUJD","mimeType":"image/png"}],"timestamp":1}}"#,
+            r#""assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":"s"},{"type":"text","text":"x"},{"type":"toolCall","id":"c1","name":"ls","arguments":{"path":"a","n":1}}],"api":"messages","provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"input":0.1,"output":0.2,"cacheRead":0,"cacheWrite":0,"total":0.30000000000000004}},"stopReason":"toolUse","timestamp":5}}"#,
+            r#""toolResult","toolCallId":"c1","toolName":"ls","content":[{"type":"text","text":"out"}],"isError":false,"timestamp":6}}"#,
+            r#""assistant","content":[],"timestamp":7}}"#,
+        ];
+        for rest in rests {
+            let line = format!("{head}{rest}");
+            let b = line.as_bytes();
+            assert!(pi_message_prefix(b), "{line}");
+            let prefixed = || {
+                let mut out = Scanned::default();
+                for (key, value) in PI_PREFIX_FIELDS {
+                    let value = Span { start: value.0, end: value.1, kind: SpanKind::Str { escaped: false } };
+                    out.fields.push(Field { key, value });
+                }
+                out
+            };
+            for blocks in [false, true] {
+                let mut out = prefixed();
+                let end = scan_line_with(b, ScanOptions { blocks }).unwrap();
+                let read = if blocks {
+                    pi_message_rest::<true, NEWLINE>(b, &mut out)
+                } else {
+                    pi_message_rest::<false, NEWLINE>(b, &mut out)
+                };
+                assert_eq!(read, Some(b.len()), "{line}");
+                assert_eq!(out.message_fields[..], end.message_fields[..], "{line}");
+                assert_eq!(out.fields[..], end.fields[..], "{line}");
+                assert_eq!((out.tool_calls, out.text_blocks), (end.tool_calls, end.text_blocks), "{line}");
+                let ended = format!("{line}\n");
+                assert_eq!(pi_message_rest::<false, NEWLINE>(ended.as_bytes(), &mut prefixed()), Some(b.len()));
+            }
+            for stray in [format!("{line} "), format!("{line}x"), line.replacen("\"content\"", "\"content\" ", 1)] {
+                let mut out = prefixed();
+                assert_eq!(pi_message_rest::<true, NEWLINE>(stray.as_bytes(), &mut out), None, "{stray}");
+                assert_eq!(out.fields.len(), PI_PREFIX_FIELDS.len());
+                assert!(out.message_fields.is_empty() && out.message_slots == [None; 3] && out.text_blocks.is_empty());
+            }
+        }
+    }
+
     #[test]
     fn records_top_level_and_message_fields() {
         let line = br#"{"type":"message","id":"a\"1","parentId":null,"message":{"role":"user","content":[{"type":"text"}],"timestamp":5},"timestamp":"t"}"#;
