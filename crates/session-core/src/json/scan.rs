@@ -1613,6 +1613,9 @@ pub(crate) mod tests {
             b"\\u00E9",
             b"\\u12",
             b"\\u12g4",
+            b"\\uD83D",
+            b"\\uabc",
+            b"\\u",
             b"\\x",
             b"\\/",
             b"\\r",
@@ -1638,7 +1641,9 @@ pub(crate) mod tests {
             for _ in 0..(next() % 40) {
                 let piece = PIECES[(next() % PIECES.len() as u64) as usize];
                 // Keep most strings free of errors so that they run long.
-                if round % 4 != 0 && matches!(piece, b"\\x" | b"\\u12" | b"\\u12g4" | b"\x01" | b"\n" | b"\x1f") {
+                if round % 4 != 0
+                    && matches!(piece, b"\\x" | b"\\u12" | b"\\u12g4" | b"\\uabc" | b"\\u" | b"\x01" | b"\n" | b"\x1f")
+                {
                     continue;
                 }
                 b.extend_from_slice(piece);
