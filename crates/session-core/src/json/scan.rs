@@ -1865,6 +1865,48 @@ pub(crate) mod tests {
         }
     }
 
+    /// Whole message lines as Pi writes them, each broken in one byte many times over: with the
+    /// shortcuts (the prefix and `pi_message_rest` first of all) they scan as the plain walk scans
+    /// them, blocks recorded or not, and under each line rule (the line alone, or followed by
+    /// `\n`, `\r\n` or `\r`, as `scan_line_at` reads it from a longer input).
+    #[test]
+    fn broken_message_lines_scan_as_the_walk_does() {
+        let head = r#"{"type":"message","id":"a1b2c3d4","parentId":"e5f6a7b8","timestamp":"2026-01-01T02:24:53.736Z","message":{"role":"#;
+        let rests = [
+            r#""user","content":"hi \"there\" \u001b[0m","timestamp":1767234268033}}"#,
+            r#""user","content":[{"type":"text","text":"a"},{"type":"image","data":"QUJD","mimeType":"image/png"}],"timestamp":1}}"#,
+            r#""assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":"s"},{"type":"text","text":"x"},{"type":"toolCall","id":"c1","name":"ls","arguments":{"path":"a","n":1,"f":false,"z":null}}],"api":"messages","provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"input":0.1,"output":0.2,"cacheRead":0,"cacheWrite":0,"total":0.30000000000000004}},"stopReason":"toolUse","timestamp":5}}"#,
+            r#""toolResult","toolCallId":"c1","toolName":"ls","content":[{"type":"text","text":"out\n"}],"isError":false,"timestamp":6}}"#,
+            r#""assistant","content":[],"timestamp":7}}"#,
+        ];
+        let mut draw = xorshift(0x51_7cc1_b727_220a);
+        let mut compared = 0;
+        for rest in rests {
+            let whole = format!("{head}{rest}");
+            for _ in 0..2_000 {
+                let line = break_one_byte(whole.clone(), &mut draw, br#" ,:"{}[]\n0-etu"#);
+                for options in [ScanOptions::default(), ScanOptions { blocks: true }] {
+                    let (with, without) = with_and_without_shapes(line.as_bytes(), options);
+                    assert_eq!(with, without, "{line}");
+                    for (rule, end) in
+                        [(LineRule::Newline, "\n"), (LineRule::Readline, "\r\n"), (LineRule::Readline, "\r")]
+                    {
+                        if line.contains(['\n', '\r']) {
+                            continue;
+                        }
+                        let input = format!("{line}{end}{line}");
+                        let mut out = Scanned::default();
+                        let (len, outcome) = scan_line_at(input.as_bytes(), rule, options, &mut out);
+                        assert_eq!(len, line.len(), "{line}");
+                        assert_eq!(describe(outcome.map(|()| &out), 0), with, "{line}");
+                    }
+                }
+                compared += usize::from(pi_message_prefix(line.as_bytes()));
+            }
+        }
+        assert!(compared > 5_000, "too few broken lines kept Pi's prefix: {compared}");
+    }
+
     /// `text` with one byte, drawn with `draw`, changed to one of `into`, dropped or doubled.
     fn break_one_byte(text: String, draw: &mut impl FnMut() -> u64, into: &[u8]) -> String {
         let at = (draw() as usize) % text.len();
