@@ -104,11 +104,23 @@ pub fn session_info_with(bytes: &[u8], mtime_ms: f64, texts: Texts) -> Result<Se
     builder.finish(mtime_ms)
 }
 
+/// What a `SessionInfo` takes from the session header.
+struct Header {
+    /// `header.timestamp`, as it is.
+    timestamp: Field<'static>,
+    /// `header.id`, as it is.
+    id: Field<'static>,
+    /// `header.cwd` when it is a string, else `""`.
+    cwd: JsStr<'static>,
+    /// `header.parentSession`, as it is.
+    parent_session: Field<'static>,
+}
+
 /// `SessionInfo` built a line at a time (lines split by `readline`'s rule), so that a caller can
 /// stream a file of any size through a small buffer.
 pub struct InfoBuilder {
     texts: Texts,
-    header: Option<(Field<'static>, Value<'static>)>,
+    header: Option<Header>,
     name: Option<JsStr<'static>>,
     message_count: u64,
     last_activity: Option<f64>,
@@ -207,8 +219,18 @@ impl InfoBuilder {
             if !entry.is_type("session") {
                 return Err(omitted(Some(&line), "the first parsed record is not a session header"));
             }
-            let value = entry.value(&Bump::new()).map(Value::into_owned).unwrap_or(Value::Null);
-            self.header = Some((entry.timestamp.clone().into_owned(), value));
+            // Only the fields the info shows are kept: no owned copy of the whole header.
+            self.arena.reset();
+            let value = entry.value(&self.arena).unwrap_or(Value::Null);
+            self.header = Some(Header {
+                timestamp: entry.timestamp.clone().into_owned(),
+                id: Field::from_value(value.get("id")),
+                cwd: match value.get("cwd") {
+                    Some(Value::String(s)) => s.clone().into_owned(),
+                    _ => JsStr::default(),
+                },
+                parent_session: Field::from_value(value.get("parentSession")),
+            });
             return Ok(());
         }
         if let Detail::SessionInfo(n) = &entry.detail {
@@ -338,7 +360,9 @@ impl InfoBuilder {
         if let Some(o) = self.omitted {
             return Err(o);
         }
-        let Some((timestamp, header_value)) = self.header else { return Err(omitted(None, "no session header")) };
+        let Some(Header { timestamp, id, cwd, parent_session }) = self.header else {
+            return Err(omitted(None, "no session header"));
+        };
         let header_time = match &timestamp {
             Field::Str(s) => crate::text::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
             _ => f64::NAN,
@@ -352,15 +376,11 @@ impl InfoBuilder {
             Texts::Json => (Vec::new(), self.all_text),
             Texts::Skip | Texts::Decoded => (self.all_text, Vec::new()),
         };
-        let cwd = match header_value.get("cwd") {
-            Some(Value::String(s)) => s.clone(),
-            _ => JsStr::default(),
-        };
         Ok(SessionInfo {
-            id: Field::from_value(header_value.get("id")),
+            id,
             cwd,
             name: self.name,
-            parent_session: Field::from_value(header_value.get("parentSession")),
+            parent_session,
             created: timestamp.time_value(),
             modified,
             message_count: self.message_count,
