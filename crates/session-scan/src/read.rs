@@ -47,9 +47,10 @@ pub const MMAP_THRESHOLD: u64 = 4 << 20;
 
 /// Files at least this large are mapped under [`ReadStrategy::Auto`] when they are read whole
 /// ([`read_file_into`]). A whole file is copied into a buffer too large to stay in the core's
-/// cache, and that copy cost more than a map from here on: `context` on the bench store 1.35x
-/// faster mapping from 128 KiB than from 4 MiB, the same from 16 KiB, slower from 512 KiB.
-pub const WHOLE_FILE_MMAP_THRESHOLD: u64 = 128 << 10;
+/// cache, and that copy costs more than a map: `context --json` on the bench store 1.08x faster
+/// mapping from 1 MiB than from 4 MiB, and 1.34x from 128 KiB; but loading and rebuilding in
+/// process (no output) was 10% slower from 128 KiB and the same from 1 MiB.
+pub const WHOLE_FILE_MMAP_THRESHOLD: u64 = 1 << 20;
 
 /// A file's bytes, owned or mapped.
 pub enum FileBytes {
