@@ -23,7 +23,7 @@ fn count_file(path: &std::path::Path, buf: &mut Vec<u8>) -> usize {
     buf.resize(CHUNK + 64, 0);
     // Reads go to a cache line's start, as the scans' own reads do (`session_scan::read`): the
     // kernel's copy runs at a third of its speed to some offsets on Zen 3.
-    let at = (64 - buf.as_ptr() as usize % 64) % 64;
+    let at = session_scan::read::read_start(buf, 0);
     let chunk = &mut buf[at..at + CHUNK];
     let mut lines = 0;
     // A file that does not end with a newline has one more line.

@@ -380,7 +380,7 @@ fn stream_lines(
 /// (system time of reading the bench store's files in 64 KiB reads: 180-230 ms at those offsets,
 /// 60-80 ms at 0 and at 32-63); a buffer that the allocator maps for itself starts 16 bytes past a
 /// page, and a line carried over ends anywhere.
-fn read_start(buf: &[u8], kept: usize) -> usize {
+pub fn read_start(buf: &[u8], kept: usize) -> usize {
     (CACHE_LINE - (buf.as_ptr() as usize).wrapping_add(kept) % CACHE_LINE) % CACHE_LINE
 }
 

@@ -300,10 +300,7 @@ fn scan<const BLOCKS: bool, const ENDS: u8, const SHAPES: bool>(
     let mut i = if SHAPES && pi_message_prefix(b) {
         st.out.pi_prefix = true;
         // Where the walk would be after the prefix: inside `message`, at the value of `role`.
-        for (key, value) in PI_PREFIX_FIELDS {
-            let value = Span { start: value.0, end: value.1, kind: SpanKind::Str { escaped: false } };
-            st.out.fields.push(Field { key, value });
-        }
+        record_pi_prefix(st.out);
         if let Some(end) = pi_message_rest::<BLOCKS, ENDS>(b, st.out) {
             return Ok(end);
         }
@@ -507,6 +504,14 @@ fn pi_message_prefix(b: &[u8]) -> bool {
             | specials(word(time + 8))
             | specials(word(time + 16))
             == 0
+}
+
+/// Records the four fields of [`PI_PREFIX`] as the walk would.
+fn record_pi_prefix(out: &mut Scanned) {
+    for (key, value) in PI_PREFIX_FIELDS {
+        let value = Span { start: value.0, end: value.1, kind: SpanKind::Str { escaped: false } };
+        out.fields.push(Field { key, value });
+    }
 }
 
 /// After [`PI_PREFIX`], the rest of a message line as Pi writes it, read straight through and
@@ -1446,12 +1451,14 @@ pub(crate) mod tests {
         &line[s.start as usize..s.end as usize]
     }
 
+    /// The start of a message line as Pi writes it, up to the role's value.
+    const PI_LINE_HEAD: &str = r#"{"type":"message","id":"a1b2c3d4","parentId":"e5f6a7b8","timestamp":"2026-01-01T02:24:53.736Z","message":{"role":"#;
+
     /// The message lines Pi writes are read by `pi_message_rest` to their end; a line that strays
     /// from that shape is left to the walk, with the scan as the prefix left it. (That both give
     /// what the walk gives is `tests/scan_shapes.rs`.)
     #[test]
     fn message_lines_as_pi_writes_them_are_read_straight_through() {
-        let head = r#"{"type":"message","id":"a1b2c3d4","parentId":"e5f6a7b8","timestamp":"2026-01-01T02:24:53.736Z","message":{"role":"#;
         let rests = [
             r#""user","content":"hi \"there\"","timestamp":1767234268033}}"#,
             r#""user","content":[{"type":"text","text":"a"},{"type":"image","data":"QUJD","mimeType":"image/png"}],"timestamp":1}}"#,
@@ -1460,15 +1467,12 @@ pub(crate) mod tests {
             r#""assistant","content":[],"timestamp":7}}"#,
         ];
         for rest in rests {
-            let line = format!("{head}{rest}");
+            let line = format!("{PI_LINE_HEAD}{rest}");
             let b = line.as_bytes();
             assert!(pi_message_prefix(b), "{line}");
             let prefixed = || {
                 let mut out = Scanned::default();
-                for (key, value) in PI_PREFIX_FIELDS {
-                    let value = Span { start: value.0, end: value.1, kind: SpanKind::Str { escaped: false } };
-                    out.fields.push(Field { key, value });
-                }
+                record_pi_prefix(&mut out);
                 out
             };
             for blocks in [false, true] {
@@ -1871,7 +1875,6 @@ pub(crate) mod tests {
     /// `\n`, `\r\n` or `\r`, as `scan_line_at` reads it from a longer input).
     #[test]
     fn broken_message_lines_scan_as_the_walk_does() {
-        let head = r#"{"type":"message","id":"a1b2c3d4","parentId":"e5f6a7b8","timestamp":"2026-01-01T02:24:53.736Z","message":{"role":"#;
         let rests = [
             r#""user","content":"hi \"there\" \u001b[0m","timestamp":1767234268033}}"#,
             r#""user","content":[{"type":"text","text":"a"},{"type":"image","data":"QUJD","mimeType":"image/png"}],"timestamp":1}}"#,
@@ -1882,7 +1885,7 @@ pub(crate) mod tests {
         let mut draw = xorshift(0x51_7cc1_b727_220a);
         let mut compared = 0;
         for rest in rests {
-            let whole = format!("{head}{rest}");
+            let whole = format!("{PI_LINE_HEAD}{rest}");
             for _ in 0..2_000 {
                 let line = break_one_byte(whole.clone(), &mut draw, br#" ,:"{}[]\n0-etu"#);
                 for options in [ScanOptions::default(), ScanOptions { blocks: true }] {
