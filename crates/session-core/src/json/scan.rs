@@ -507,6 +507,7 @@ fn pi_message_prefix(b: &[u8]) -> bool {
 }
 
 /// Records the four fields of [`PI_PREFIX`] as the walk would.
+#[inline(always)]
 fn record_pi_prefix(out: &mut Scanned) {
     for (key, value) in PI_PREFIX_FIELDS {
         let value = Span { start: value.0, end: value.1, kind: SpanKind::Str { escaped: false } };
