@@ -220,17 +220,38 @@ impl InfoBuilder {
                 return Err(omitted(Some(&line), "the first parsed record is not a session header"));
             }
             // Only the fields the info shows are kept: no owned copy of the whole header.
-            self.arena.reset();
-            let value = entry.value(&self.arena).unwrap_or(Value::Null);
-            self.header = Some(Header {
-                timestamp: entry.timestamp.clone().into_owned(),
-                id: Field::from_value(value.get("id")),
-                cwd: match value.get("cwd") {
-                    Some(Value::String(s)) => s.clone().into_owned(),
-                    _ => JsStr::default(),
-                },
-                parent_session: Field::from_value(value.get("parentSession")),
-            });
+            let b = line.bytes;
+            let (id, cwd, parent) =
+                (scanned.field(b, "id"), scanned.field(b, "cwd"), scanned.field(b, "parentSession"));
+            let as_written =
+                |s: Option<json::Span>| s.is_none_or(|s| matches!(s.kind, SpanKind::Null | SpanKind::Str { .. }));
+            let header = if !scanned.escaped_keys && as_written(id) && as_written(cwd) && as_written(parent) {
+                // Strings, nulls and absent fields read from the scan (a full parse of the header
+                // was a tenth of a small session's listing).
+                Header {
+                    timestamp: entry.timestamp.clone().into_owned(),
+                    id: Field::from_span(b, id).into_owned(),
+                    cwd: match Field::from_span(b, cwd) {
+                        Field::Str(s) => s.into_owned(),
+                        _ => JsStr::default(),
+                    },
+                    parent_session: Field::from_span(b, parent).into_owned(),
+                }
+            } else {
+                // Other values as `JSON.stringify` prints them, from the parsed header.
+                self.arena.reset();
+                let value = entry.value(&self.arena).unwrap_or(Value::Null);
+                Header {
+                    timestamp: entry.timestamp.clone().into_owned(),
+                    id: Field::from_value(value.get("id")),
+                    cwd: match value.get("cwd") {
+                        Some(Value::String(s)) => s.clone().into_owned(),
+                        _ => JsStr::default(),
+                    },
+                    parent_session: Field::from_value(value.get("parentSession")),
+                }
+            };
+            self.header = Some(header);
             return Ok(());
         }
         if let Detail::SessionInfo(n) = &entry.detail {

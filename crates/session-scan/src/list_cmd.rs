@@ -3,7 +3,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-use session_core::json::{write_json, write_string};
+use session_core::json::write_string;
 use session_scan::list::{self, Listed, Scope};
 use session_scan::report;
 
@@ -202,26 +202,21 @@ fn report_omitted(l: &Listed, json: bool) -> bool {
 
 fn row_json(l: &Listed, fields: &[String]) -> Vec<u8> {
     let Ok(info) = &l.info else { return Vec::new() };
-    let full = report::info_record_texts(&l.path.to_string_lossy(), info, false);
+    let path = l.path.to_string_lossy();
     let mut buf = Vec::with_capacity(info.all_messages_json.len() + 512);
     buf.push(b'{');
     for (k, f) in fields.iter().enumerate() {
-        let Some(value) = full.get(f) else { continue };
         if fields[..k].contains(f) {
             continue;
         }
-        if buf.len() > 1 {
+        let key_at = buf.len();
+        if key_at > 1 {
             buf.push(b',');
         }
         write_string(f.as_bytes(), &mut buf);
         buf.push(b':');
-        if f == "allMessagesText" && !info.all_messages_json.is_empty() {
-            // Kept as JSON text by the listing: written as it is.
-            buf.push(b'"');
-            buf.extend_from_slice(&info.all_messages_json);
-            buf.push(b'"');
-        } else {
-            write_json(value, &mut buf);
+        if !report::write_info_field(&path, info, f, &mut buf) {
+            buf.truncate(key_at);
         }
     }
     buf.push(b'}');

@@ -194,6 +194,71 @@ pub fn info_record_texts<'a>(path: &str, info: &'a SessionInfo<'_>, decode_texts
     obj(props)
 }
 
+/// The names of [`info_record`]'s fields, in its order.
+pub const INFO_FIELDS: [&str; 10] = [
+    "path",
+    "id",
+    "cwd",
+    "name",
+    "parentSessionPath",
+    "created",
+    "modified",
+    "messageCount",
+    "firstMessage",
+    "allMessagesText",
+];
+
+/// Appends the JSON of one field of [`info_record`] (`key` one of [`INFO_FIELDS`]), written
+/// straight from the info; false, with nothing written, when the record has no such field.
+/// Texts kept as JSON (`all_messages_json`) are copied as they are. A listing row written so
+/// takes about a third of the instructions of building the record and writing it.
+pub fn write_info_field(path: &str, info: &SessionInfo<'_>, key: &str, out: &mut Vec<u8>) -> bool {
+    use session_core::json::{write_json, write_number, write_string};
+    let date = |t: f64, out: &mut Vec<u8>| {
+        if t.is_nan() {
+            out.extend_from_slice(b"null");
+        } else {
+            let mut iso = String::with_capacity(27);
+            session_core::text::push_js_iso_string(t, &mut iso);
+            write_string(iso.as_bytes(), out);
+        }
+    };
+    let field = |f: &Field<'_>, out: &mut Vec<u8>| match f {
+        Field::Absent => false,
+        Field::Null => {
+            out.extend_from_slice(b"null");
+            true
+        }
+        Field::Str(s) => {
+            write_string(s.as_bytes(), out);
+            true
+        }
+        Field::Raw(_) => f.to_value().map(|v| write_json(&v, out)).is_some(),
+    };
+    match key {
+        "path" => write_string(path.as_bytes(), out),
+        "id" => return field(&info.id, out),
+        "cwd" => write_string(info.cwd.as_bytes(), out),
+        "name" => match &info.name {
+            Some(name) => write_string(name.as_bytes(), out),
+            None => return false,
+        },
+        "parentSessionPath" => return field(&info.parent_session, out),
+        "created" => date(info.created, out),
+        "modified" => date(info.modified, out),
+        "messageCount" => write_number(info.message_count as f64, out),
+        "firstMessage" => write_string(info.first_message.as_bytes(), out),
+        "allMessagesText" if info.all_messages_json.is_empty() => write_string(&info.all_messages_text, out),
+        "allMessagesText" => {
+            out.push(b'"');
+            out.extend_from_slice(&info.all_messages_json);
+            out.push(b'"');
+        }
+        _ => return false,
+    }
+    true
+}
+
 /// The tree drawn with branch lines; the active path is marked `*`, labels are shown in brackets.
 pub fn tree_text(file: &str, session: &Session<'_>, tree: &Tree) -> (String, TreeWalkNotes) {
     let active: std::collections::HashSet<usize> = session.branch(None).path.into_iter().collect();
@@ -432,4 +497,62 @@ pub fn error_json(file: &str, line: Option<u64>, offset: Option<u64>, message: &
     rec.insert("file", Value::String(JsStr::owned(file)));
     rec.insert("error", Value::Object(err));
     session_core::json::to_json(&Value::Object(rec))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use session_core::info::{Texts, session_info_with};
+
+    /// Each field written straight from the info equals the record's, as `write_json` writes it,
+    /// and a field the record lacks is not written: ids and parents of every kind, names set and
+    /// cleared, valid and invalid dates, texts decoded and kept as JSON.
+    #[test]
+    fn info_fields_written_directly_equal_the_record() {
+        let header = |id: &str, parent: &str, time: &str| {
+            format!(r#"{{"type":"session","version":3,"id":{id},"timestamp":{time},"cwd":"/w\"q"{parent}}}"#)
+        };
+        let user = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-02T03:04:05.678Z","message":{"role":"user","content":"hi \u00e9\ud800 \"x\"","timestamp":1767323045678}}"#;
+        let named = r#"{"type":"session_info","id":"n1","parentId":"a1","timestamp":"2026-01-02T03:04:06.000Z","name":"  my name "}"#;
+        let mut files = Vec::new();
+        for id in [r#""s1""#, "12.50", "null", r#"{"b":1,"a":[1e2]}"#] {
+            for parent in ["", r#","parentSession":"/p/x.jsonl""#, r#","parentSession":[1, 2]"#] {
+                for time in [r#""2026-01-01T00:00:00.000Z""#, r#""not a date""#, "0"] {
+                    for body in ["", user, named] {
+                        files.push(format!("{}\n{body}\n{body}\n", header(id, parent, time)));
+                    }
+                }
+            }
+        }
+        // Escaped keys (read from the parse) and repeated ones (the last value counts).
+        files.push(format!(
+            "{}\n{user}\n",
+            r#"{"type":"session","\u0069d":"esc","cwd":"/a","cwd":"/b","timestamp":"2026-01-01T00:00:00.000Z"}"#
+        ));
+        files.push(format!("{}\n", r#"{"type":"session","id":"x","id":7,"cwd":1,"parentSession":null}"#));
+        let mut compared = 0;
+        for file in &files {
+            for texts in [Texts::Skip, Texts::Decoded, Texts::Json] {
+                let info = session_info_with(file.as_bytes(), 1_767_000_000_000.0, texts).expect(file);
+                let record = info_record_texts("/s/f\u{e9}.jsonl", &info, false);
+                let Value::Object(record) = record else { panic!("not an object") };
+                for key in INFO_FIELDS.iter().chain(&["other", "Path"]) {
+                    let mut direct = Vec::new();
+                    let written = write_info_field("/s/f\u{e9}.jsonl", &info, key, &mut direct);
+                    let mut expected = Vec::new();
+                    match record.get(key) {
+                        Some(_) if *key == "allMessagesText" && !info.all_messages_json.is_empty() => {
+                            expected = [&b"\""[..], &info.all_messages_json, b"\""].concat();
+                        }
+                        Some(v) => session_core::json::write_json(v, &mut expected),
+                        None => {}
+                    }
+                    assert_eq!(written, record.get(key).is_some(), "{key} in {file}");
+                    assert_eq!(String::from_utf8_lossy(&direct), String::from_utf8_lossy(&expected), "{key} in {file}");
+                    compared += 1;
+                }
+            }
+        }
+        assert_eq!(compared, (4 * 3 * 3 * 3 + 2) * 3 * 12);
+    }
 }
