@@ -218,9 +218,9 @@ pub fn write_info_field(path: &str, info: &SessionInfo<'_>, key: &str, out: &mut
         if t.is_nan() {
             out.extend_from_slice(b"null");
         } else {
-            let mut iso = String::with_capacity(27);
-            session_core::text::push_js_iso_string(t, &mut iso);
-            write_string(iso.as_bytes(), out);
+            out.push(b'"');
+            session_core::text::push_js_iso_string(t, out);
+            out.push(b'"');
         }
     };
     let field = |f: &Field<'_>, out: &mut Vec<u8>| match f {

@@ -49,6 +49,11 @@ pub fn write_number(n: f64, out: &mut Vec<u8>) {
         out.extend_from_slice(b"null");
     } else if n == 0.0 {
         out.push(b'0');
+    } else if n.fract() == 0.0 && n.abs() < 1e15 {
+        // Whole numbers (counts, tokens, times in ms) print as their digits, as JavaScript's do
+        // below 1e21; exact as an i64 here.
+        let mut buf = itoa::Buffer::new();
+        out.extend_from_slice(buf.format(n as i64).as_bytes());
     } else {
         let mut buf = ryu_js::Buffer::new();
         out.extend_from_slice(buf.format_finite(n).as_bytes());
@@ -58,6 +63,8 @@ pub fn write_number(n: f64, out: &mut Vec<u8>) {
 /// Appends a WTF-8 string with `JSON.stringify`'s escaping: `"` and `\`, the C0 controls
 /// (short forms where JSON has them, lowercase `\u00xx` otherwise) and lone surrogates.
 pub fn write_string(s: &[u8], out: &mut Vec<u8>) {
+    // Room for the string as it is: the copies between escapes then never grow `out`.
+    out.reserve(s.len() + 2);
     out.push(b'"');
     write_string_body(s, out);
     out.push(b'"');
@@ -152,5 +159,29 @@ mod tests {
         let mut out = Vec::new();
         write_string(b"x\xed\xa0\xbdy\xed\xbf\xbf\xed\x9e\x9f", &mut out);
         assert_eq!(out, b"\"x\\ud83dy\\udfff\xed\x9e\x9f\"");
+    }
+
+    /// Whole numbers written by their digits equal what `ryu_js` (JavaScript's printing) gives.
+    #[test]
+    fn whole_numbers_print_as_javascript_prints_them() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut checked = 0;
+        for k in 0..200_000u64 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let magnitude = 10f64.powi((k % 17) as i32);
+            let n =
+                ((state >> 11) as f64 / (1u64 << 53) as f64 * magnitude).trunc() * if k % 2 == 0 { 1.0 } else { -1.0 };
+            for n in [n, n + 1.0, n - 1.0, 1e15 - 1.0, 1e15, -1e15 + 1.0] {
+                let mut ours = Vec::new();
+                write_number(n, &mut ours);
+                let mut js = ryu_js::Buffer::new();
+                let expected = if n == 0.0 { "0" } else { js.format_finite(n) };
+                assert_eq!(String::from_utf8_lossy(&ours), expected, "{n}");
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 1_200_000);
     }
 }
