@@ -120,8 +120,9 @@ fn basename(p: &Path) -> String {
 /// Names ending in `.jsonl` (case-sensitive) in one directory; none if it cannot be read.
 fn jsonl_names(dir: &Path) -> Vec<String> {
     let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut names: Vec<String> =
-        rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.ends_with(".jsonl")).collect();
+    // As Node decodes names (invalid UTF-8 replaced); valid ones checked by the fast validator.
+    let name = |e: std::fs::DirEntry| e.file_name().into_string().unwrap_or_else(|n| n.to_string_lossy().into_owned());
+    let mut names: Vec<String> = rd.flatten().map(name).filter(|n| n.ends_with(".jsonl")).collect();
     names.sort();
     names
 }

@@ -178,6 +178,9 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     {
         return Err(e.into());
     }
+    // The process ends here: freeing every session's strings one by one took the main thread
+    // about 6 ms of a 160 ms listing of 10,000 sessions; the system takes the memory back whole.
+    std::mem::forget(listed);
     Ok(failed)
 }
 
@@ -202,7 +205,7 @@ fn report_omitted(l: &Listed, json: bool) -> bool {
 
 fn row_json(l: &Listed, fields: &[String]) -> Vec<u8> {
     let Ok(info) = &l.info else { return Vec::new() };
-    let path = l.path.to_string_lossy();
+    let path = l.path.to_str().map_or_else(|| l.path.to_string_lossy(), std::borrow::Cow::Borrowed);
     let mut buf = Vec::with_capacity(info.all_messages_json.len() + 512);
     buf.push(b'{');
     for (k, f) in fields.iter().enumerate() {
