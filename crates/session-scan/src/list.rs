@@ -258,7 +258,7 @@ pub fn read_store(root: &Path, texts: Texts, hide_internal: bool) -> Vec<Listed>
         let (mut held, mut files, mut parallel_from) = (Vec::new(), 0, None);
         for (k, (dir, slot)) in dirs.iter().zip(&batches).enumerate() {
             let candidates: Vec<Candidate> =
-                jsonl_names(dir).into_iter().map(|n| Candidate { path: dir.join(n), mtime: None }).collect();
+                jsonl_names(dir).into_iter().map(|n| Candidate { path: child(dir, &n), mtime: None }).collect();
             files += candidates.len();
             held.push((candidates, slot));
             let settled = crate::read::parallel_lines_from(files);
@@ -276,6 +276,15 @@ pub fn read_store(root: &Path, texts: Texts, hide_internal: bool) -> Vec<Listed>
         }
     });
     batches.into_iter().flat_map(|b| b.into_inner().unwrap_or_default()).collect()
+}
+
+/// `dir.join(name)` allocated once at its final size (`join` grew it twice: 3% of a small
+/// session's listing, callgrind).
+fn child(dir: &Path, name: &str) -> PathBuf {
+    let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
+    path.push(dir);
+    path.push(name);
+    path
 }
 
 /// The session folders of a store (directories and symlinks one level down), in byte order;

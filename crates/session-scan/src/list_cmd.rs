@@ -206,7 +206,9 @@ fn report_omitted(l: &Listed, json: bool) -> bool {
 fn row_json(l: &Listed, fields: &[String]) -> Vec<u8> {
     let Ok(info) = &l.info else { return Vec::new() };
     let path = l.path.to_str().map_or_else(|| l.path.to_string_lossy(), std::borrow::Cow::Borrowed);
-    let mut buf = Vec::with_capacity(info.all_messages_json.len() + 512);
+    // Room for the longest fields as they are, so that the row is not grown while written.
+    let texts = info.all_messages_json.len().max(info.all_messages_text.len());
+    let mut buf = Vec::with_capacity(texts + info.first_message.as_bytes().len() + path.len() + 512);
     buf.push(b'{');
     for (k, f) in fields.iter().enumerate() {
         if fields[..k].contains(f) {
