@@ -225,32 +225,26 @@ impl InfoBuilder {
                 (scanned.field(b, "id"), scanned.field(b, "cwd"), scanned.field(b, "parentSession"));
             let as_written =
                 |s: Option<json::Span>| s.is_none_or(|s| matches!(s.kind, SpanKind::Null | SpanKind::Str { .. }));
-            let header = if !scanned.escaped_keys && as_written(id) && as_written(cwd) && as_written(parent) {
-                // Strings, nulls and absent fields read from the scan (a full parse of the header
-                // was a tenth of a small session's listing).
-                Header {
-                    timestamp: entry.timestamp.clone().into_owned(),
-                    id: Field::from_span(b, id).into_owned(),
-                    cwd: match Field::from_span(b, cwd) {
+            let (id, cwd, parent_session) =
+                if !scanned.escaped_keys && as_written(id) && as_written(cwd) && as_written(parent) {
+                    // Strings, nulls and absent fields read from the scan (a full parse of the header
+                    // was a tenth of a small session's listing).
+                    let cwd = match Field::from_span(b, cwd) {
                         Field::Str(s) => s.into_owned(),
                         _ => JsStr::default(),
-                    },
-                    parent_session: Field::from_span(b, parent).into_owned(),
-                }
-            } else {
-                // Other values as `JSON.stringify` prints them, from the parsed header.
-                self.arena.reset();
-                let value = entry.value(&self.arena).unwrap_or(Value::Null);
-                Header {
-                    timestamp: entry.timestamp.clone().into_owned(),
-                    id: Field::from_value(value.get("id")),
-                    cwd: match value.get("cwd") {
+                    };
+                    (Field::from_span(b, id).into_owned(), cwd, Field::from_span(b, parent).into_owned())
+                } else {
+                    // Other values as `JSON.stringify` prints them, from the parsed header.
+                    self.arena.reset();
+                    let value = entry.value(&self.arena).unwrap_or(Value::Null);
+                    let cwd = match value.get("cwd") {
                         Some(Value::String(s)) => s.clone().into_owned(),
                         _ => JsStr::default(),
-                    },
-                    parent_session: Field::from_value(value.get("parentSession")),
-                }
-            };
+                    };
+                    (Field::from_value(value.get("id")), cwd, Field::from_value(value.get("parentSession")))
+                };
+            let header = Header { timestamp: entry.timestamp.clone().into_owned(), id, cwd, parent_session };
             self.header = Some(header);
             return Ok(());
         }

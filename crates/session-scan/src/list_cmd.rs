@@ -7,20 +7,6 @@ use session_core::json::write_string;
 use session_scan::list::{self, Listed, Scope};
 use session_scan::report;
 
-/// The fields of `SessionInfo`, in the reference's order.
-const FIELDS: &[&str] = &[
-    "path",
-    "id",
-    "cwd",
-    "name",
-    "parentSessionPath",
-    "created",
-    "modified",
-    "messageCount",
-    "firstMessage",
-    "allMessagesText",
-];
-
 #[derive(clap::Args)]
 pub struct ListArgs {
     /// The sessions root (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions).
@@ -63,13 +49,13 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     let fields: Vec<String> = match &a.fields {
         Some(f) => {
             for name in f {
-                if !FIELDS.contains(&name.as_str()) {
-                    anyhow::bail!("unknown field {name:?}; fields are {}", FIELDS.join(","));
+                if !report::INFO_FIELDS.contains(&name.as_str()) {
+                    anyhow::bail!("unknown field {name:?}; fields are {}", report::INFO_FIELDS.join(","));
                 }
             }
             f.clone()
         }
-        None => FIELDS.iter().map(|s| s.to_string()).collect(),
+        None => report::INFO_FIELDS.iter().map(|s| s.to_string()).collect(),
     };
     // Texts are read only when asked for, and then kept as the JSON text they are written as.
     let texts = if fields.iter().any(|f| f == "allMessagesText") { list::Texts::Json } else { list::Texts::Skip };
