@@ -266,7 +266,59 @@ pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> any
         picker / floor_process,
         100.0 * floor_process / usage
     );
+    picker_beside_floor(&target, &ours, &corpus)?;
     single_session(&target, &ours, session)
+}
+
+/// The picker listing and the floor (`examples/count_lines`) as whole processes, run in turn
+/// `PICKER_ROUNDS` times (which goes first alternates), output to `/dev/null`: their medians and
+/// minimums, and the ratios of those. A best of three for each, timed apart, moved the ratio
+/// between 1.49 and 2.04 over six runs in session 13 on this VM; taking turns puts both under
+/// the same load.
+fn picker_beside_floor(
+    target: &std::path::Path,
+    ours: &std::path::Path,
+    corpus: &std::path::Path,
+) -> anyhow::Result<()> {
+    const PICKER_ROUNDS: usize = 21;
+    let mut picker_cmd = Command::new(ours);
+    picker_cmd
+        .args(["list", "--json", "--fields", "path,id,cwd,name,created,modified,messageCount,firstMessage"])
+        .arg(corpus);
+    let mut floor_cmd = Command::new(target.join("release/examples/count_lines"));
+    floor_cmd.arg(corpus);
+    let time = |cmd: &mut Command| -> anyhow::Result<f64> {
+        let t = std::time::Instant::now();
+        let status = cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).status()?;
+        if status.code().is_none_or(|c| c > 1) {
+            bail!("{cmd:?} failed");
+        }
+        Ok(t.elapsed().as_secs_f64() * 1000.0)
+    };
+    let (mut picker, mut floor) = (Vec::new(), Vec::new());
+    for round in 0..PICKER_ROUNDS {
+        if round % 2 == 0 {
+            picker.push(time(&mut picker_cmd)?);
+            floor.push(time(&mut floor_cmd)?);
+        } else {
+            floor.push(time(&mut floor_cmd)?);
+            picker.push(time(&mut picker_cmd)?);
+        }
+    }
+    for v in [&mut picker, &mut floor] {
+        v.sort_by(f64::total_cmp);
+    }
+    let (median, min) = (|v: &[f64]| v[v.len() / 2], |v: &[f64]| v[0]);
+    println!(
+        "picker and floor in turn, {PICKER_ROUNDS} runs each: picker median {:.1} ms (min {:.1}), floor median {:.1} ms (min {:.1}): {:.2}x by medians, {:.2}x by minimums",
+        median(&picker),
+        min(&picker),
+        median(&floor),
+        min(&floor),
+        median(&picker) / median(&floor),
+        min(&picker) / min(&floor)
+    );
+    Ok(())
 }
 
 /// One session of 100 MB or more (`FILE`, else a generated one): `context --json` beside reading
