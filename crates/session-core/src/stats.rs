@@ -476,6 +476,15 @@ pub(crate) fn usage_amounts(raw: &[u8], kind: crate::json::scan::SpanKind) -> Op
     Some(totals)
 }
 
+/// [`usage_amounts`] from the numbers the scan kept ([`crate::json::Scanned::usage_numbers`]),
+/// in `line`: input, output, cacheRead, cacheWrite and cost.total.
+pub(crate) fn usage_from_numbers(line: &[u8], numbers: [(u32, u32); 5]) -> UsageTotals {
+    use crate::field::Field;
+    let [input, output, cache_read, cache_write, cost] = numbers
+        .map(|(start, end)| Field::Raw(std::borrow::Cow::Borrowed(&line[start as usize..end as usize])).to_number());
+    UsageTotals { input, output, cache_read, cache_write, cost, concatenates: false }
+}
+
 /// [`usage_amounts`] of a usage object laid out exactly as Pi writes it (every key once, in
 /// Pi's order, no spaces, numbers only), read by matching its keys in place; `None` for any other
 /// layout.

@@ -272,7 +272,11 @@ impl UsageBuilder {
         let time = Field::time_of_span(b, ts_span);
         let add = |source: Source, model: Arc<str>, span: Span, out: &mut FileUsage| {
             let raw = &b[span.start as usize..span.end as usize];
-            let Some(amounts) = crate::stats::usage_amounts(raw, span.kind) else {
+            let amounts = match sc.usage_numbers(span) {
+                Some(numbers) => Some(crate::stats::usage_from_numbers(b, numbers)),
+                None => crate::stats::usage_amounts(raw, span.kind),
+            };
+            let Some(amounts) = amounts else {
                 out.diagnostics.push(Diagnostic {
                     line: line.number,
                     offset: line.offset,

@@ -18,8 +18,8 @@ fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
 }
 
 /// Every line of Pi's own sessions, the generated, edge and adversarial ones: the same fields,
-/// flags, spans and errors with the shortcuts as without (`pi_prefix` aside, which only says
-/// that the shortcut was taken).
+/// flags, spans and errors with the shortcuts as without (`pi_prefix` and the usage marks
+/// aside, which only say that a shortcut was taken).
 #[test]
 fn corpora_scan_the_same_with_and_without_shortcuts() {
     let mut paths = Vec::new();
@@ -32,6 +32,7 @@ fn corpora_scan_the_same_with_and_without_shortcuts() {
                 let with = scan_line_with(line, options).map(|mut s| {
                     prefixed += usize::from(s.pi_prefix);
                     s.pi_prefix = false;
+                    (s.usage_at, s.usage_marks) = (None, [0; 5]);
                     s
                 });
                 let plain = scan_line_plain(line, options);

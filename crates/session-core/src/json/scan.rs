@@ -83,6 +83,13 @@ pub struct Scanned {
     /// A key of a content block, or a block's `type`, holds an escape: `tool_calls` and
     /// `text_blocks` may miss blocks, and the content must be read some other way.
     pub escaped_blocks: bool,
+    /// Where a `usage` of the top-level message starts, when the scan read it as Pi writes it
+    /// (a shortcut the plain walk does not take, so like `pi_prefix` it only says that it was
+    /// taken): [`Scanned::usage_numbers`] then finds its numbers from `usage_marks`.
+    pub usage_at: Option<u32>,
+    /// The ends of that usage's `input`, `output`, `cacheRead` and `cacheWrite` numbers and the
+    /// start of its `cost.total` (meaningless when `usage_at` is `None`).
+    pub usage_marks: [u32; 5],
 }
 
 impl Scanned {
@@ -100,6 +107,7 @@ impl Scanned {
         self.blocks_recorded = false;
         self.escaped_blocks = false;
         self.pi_prefix = false;
+        self.usage_at = None;
     }
 
     /// The last occurrence of a top-level key (JavaScript keeps the last value). On a line written
@@ -128,6 +136,26 @@ impl Scanned {
             None => find(&self.message_fields, line, key),
         }
     }
+    /// Where the `input`, `output`, `cacheRead`, `cacheWrite` and `cost.total` numbers of the
+    /// usage object at `usage` lie (start and end in the line), when the scan read that object as
+    /// Pi writes it ([`pi_usage`]): the amounts are then read without walking it again.
+    pub fn usage_numbers(&self, usage: Span) -> Option<[(u32, u32); 5]> {
+        if self.usage_at != Some(usage.start) {
+            return None;
+        }
+        // The marks are the ends of the first four numbers and the start of the last; the keys
+        // between them have fixed lengths (`{"input":`, `,"output":`, ...), and `}}` follows
+        // the last.
+        let [input, output, cache_read, cache_write, total] = self.usage_marks;
+        Some([
+            (usage.start + 9, input),
+            (input + 10, output),
+            (output + 13, cache_read),
+            (cache_read + 14, cache_write),
+            (total, usage.end - 2),
+        ])
+    }
+
     /// Whether the top-level value is an object.
     pub fn is_object(&self) -> bool {
         self.top.is_none()
@@ -329,8 +357,9 @@ fn scan<const BLOCKS: bool, const ENDS: u8, const SHAPES: bool>(
                     && st.in_message
                     && !st.in_content
                     && SHAPES
-                    && let Some(end) = pi_usage(b, i)
+                    && let Some(end) = pi_usage(b, i, &mut st.out.usage_marks)
                 {
+                    st.out.usage_at = Some(i as u32);
                     i = end;
                     break 'object SpanKind::Object;
                 }
@@ -531,6 +560,7 @@ fn pi_message_rest<const BLOCKS: bool, const ENDS: u8>(b: &[u8], out: &mut Scann
         out.message_slots = [None; 3];
         out.tool_calls.clear();
         out.text_blocks.clear();
+        out.usage_at = None;
     }
     read
 }
@@ -669,7 +699,11 @@ fn pi_field<const N: usize>(b: &[u8], i: usize, key: &[u8; N], value: PiValue, o
     let start = piece(b, i, key)?;
     let (end, span) = match value {
         PiValue::Str => string_at(b, start)?,
-        PiValue::Usage => pi_usage(b, start).map(|end| (end, value_span(start, end, SpanKind::Object)))?,
+        PiValue::Usage => {
+            let end = pi_usage(b, start, &mut out.usage_marks)?;
+            out.usage_at = Some(start as u32);
+            (end, value_span(start, end, SpanKind::Object))
+        }
         PiValue::Number => match b.get(start) {
             Some(b'-' | b'0'..=b'9') => match number(b, start) {
                 Ok((end, false)) => (end, value_span(start, end, SpanKind::Number)),
@@ -781,25 +815,31 @@ fn flat_object(b: &[u8], i: usize) -> Option<usize> {
 /// walk would accept, and it holds nothing the walk records (nor a number that could overflow);
 /// its twenty-one tokens are checked here as eleven fixed pieces and ten numbers.
 #[inline(never)]
-fn pi_usage(b: &[u8], i: usize) -> Option<usize> {
-    /// Past `pieces` at `i`, then past a plain number.
+fn pi_usage(b: &[u8], i: usize, marks: &mut [u32; 5]) -> Option<usize> {
+    /// Past `pieces` at `i`, then past a plain number: where that starts and ends.
     #[inline(always)]
-    fn then_number<const N: usize>(b: &[u8], i: usize, pieces: &[u8; N]) -> Option<usize> {
-        match number(b, piece(b, i, pieces)?) {
-            Ok((end, false)) => Some(end),
+    fn then_number<const N: usize>(b: &[u8], i: usize, pieces: &[u8; N]) -> Option<(usize, usize)> {
+        let start = piece(b, i, pieces)?;
+        match number(b, start) {
+            Ok((end, false)) => Some((start, end)),
             _ => None,
         }
     }
-    let i = then_number(b, i, br#"{"input":"#)?;
-    let i = then_number(b, i, br#","output":"#)?;
-    let i = then_number(b, i, br#","cacheRead":"#)?;
-    let i = then_number(b, i, br#","cacheWrite":"#)?;
-    let i = then_number(b, i, br#","totalTokens":"#)?;
-    let i = then_number(b, i, br#","cost":{"input":"#)?;
-    let i = then_number(b, i, br#","output":"#)?;
-    let i = then_number(b, i, br#","cacheRead":"#)?;
-    let i = then_number(b, i, br#","cacheWrite":"#)?;
-    let i = then_number(b, i, br#","total":"#)?;
+    let (_, i) = then_number(b, i, br#"{"input":"#)?;
+    marks[0] = i as u32;
+    let (_, i) = then_number(b, i, br#","output":"#)?;
+    marks[1] = i as u32;
+    let (_, i) = then_number(b, i, br#","cacheRead":"#)?;
+    marks[2] = i as u32;
+    let (_, i) = then_number(b, i, br#","cacheWrite":"#)?;
+    marks[3] = i as u32;
+    let (_, i) = then_number(b, i, br#","totalTokens":"#)?;
+    let (_, i) = then_number(b, i, br#","cost":{"input":"#)?;
+    let (_, i) = then_number(b, i, br#","output":"#)?;
+    let (_, i) = then_number(b, i, br#","cacheRead":"#)?;
+    let (_, i) = then_number(b, i, br#","cacheWrite":"#)?;
+    let (total, i) = then_number(b, i, br#","total":"#)?;
+    marks[4] = total as u32;
     piece(b, i, b"}}")
 }
 
@@ -2059,7 +2099,20 @@ pub(crate) mod tests {
                 }
                 at.filter(|&at| alone[at..].starts_with(b"}}")).map(|at| at + 2)
             };
-            assert_eq!(pi_usage(alone, 0), shaped, "{usage}");
+            let mut marks = [0; 5];
+            let read = pi_usage(alone, 0, &mut marks);
+            assert_eq!(read, shaped, "{usage}");
+            // The numbers kept for the amounts are those of input, output, cacheRead, cacheWrite
+            // and cost.total.
+            if round % 3 != 1
+                && let Some(end) = read
+            {
+                let scanned = Scanned { usage_at: Some(0), usage_marks: marks, ..Scanned::default() };
+                let spans = scanned.usage_numbers(Span { start: 0, end: end as u32, kind: SpanKind::Object }).unwrap();
+                let texts: Vec<&[u8]> = spans.iter().map(|&(s, e)| &alone[s as usize..e as usize]).collect();
+                let expected: Vec<&[u8]> = [0, 1, 2, 3, 9].iter().map(|&k| numbers[k].as_bytes()).collect();
+                assert_eq!(texts, expected, "{usage}");
+            }
             match shaped {
                 Some(end) => {
                     taken += 1;
