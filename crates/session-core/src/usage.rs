@@ -145,15 +145,23 @@ struct ModelKeys {
 }
 
 impl ModelKeys {
-    /// `${provider}/${model}`.
-    fn key(&mut self, provider: &Field<'_>, model: &Field<'_>) -> Arc<str> {
+    /// `${provider}/${model}`, for the values at `provider` and `model` in `line`. The raw
+    /// values are compared with the last key's: equal raw text is an equal value, so the key is
+    /// made (and the values decoded) only when they change.
+    fn key(&mut self, line: &[u8], provider: Option<Span>, model: Option<Span>) -> Arc<str> {
         self.fields.clear();
-        for f in [provider, model] {
-            let (tag, bytes): (u8, &[u8]) = match f {
-                Field::Absent => (0, b""),
-                Field::Null => (1, b""),
-                Field::Str(s) => (2, s.as_bytes()),
-                Field::Raw(r) => (3, r),
+        for span in [provider, model] {
+            let (tag, bytes): (u8, &[u8]) = match span {
+                None => (0, b""),
+                Some(s) => (
+                    match s.kind {
+                        SpanKind::Null => 1,
+                        SpanKind::Str { escaped: false } => 2,
+                        SpanKind::Str { escaped: true } => 3,
+                        _ => 4,
+                    },
+                    &line[s.start as usize..s.end as usize],
+                ),
             };
             self.fields.push(tag);
             self.fields.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
@@ -164,7 +172,8 @@ impl ModelKeys {
         {
             return last.clone();
         }
-        let key: Arc<str> = format!("{}/{}", template(provider), template(model)).into();
+        let (provider, model) = (Field::from_span(line, provider), Field::from_span(line, model));
+        let key: Arc<str> = format!("{}/{}", template(&provider), template(&model)).into();
         std::mem::swap(&mut self.fields, &mut self.last_fields);
         self.last = Some(key.clone());
         key
@@ -290,7 +299,7 @@ impl UsageBuilder {
         match ty.as_str().map(|t| t.as_bytes()) {
             Some(b"usage") => match sc.field(b, "usage") {
                 Some(span) => {
-                    let model = models.key(&f("provider"), &f("model"));
+                    let model = models.key(b, sc.field(b, "provider"), sc.field(b, "model"));
                     add(Source::UsageEntry, model, span, out);
                 }
                 None => out.diagnostics.push(Diagnostic {
@@ -319,6 +328,10 @@ impl UsageBuilder {
                     tool_error: false,
                     identity: identity(&[ts_raw, b"message", role_name.as_bytes(), mf_raw(b, sc, "timestamp")]),
                 };
+                let fields = match &*role_name {
+                    "assistant" | "toolResult" => MessageUsageFields::of(b, sc),
+                    _ => MessageUsageFields::default(),
+                };
                 match &*role_name {
                     "assistant" => {
                         if let Some(c) = sc.message_field(b, "content").filter(|s| s.kind == SpanKind::Array) {
@@ -339,12 +352,12 @@ impl UsageBuilder {
                                     .collect()
                             };
                         }
-                        let model_field = match mf("responseModel") {
-                            Field::Absent | Field::Null => mf("model"),
+                        let model = match fields.response_model {
+                            None | Some(Span { kind: SpanKind::Null, .. }) => fields.model,
                             m => m,
                         };
-                        let model = models.key(&mf("provider"), &model_field);
-                        match sc.message_field(b, "usage") {
+                        let model = models.key(b, fields.provider, model);
+                        match fields.usage {
                             Some(span) => add(Source::Assistant, model, span, out),
                             None => out.diagnostics.push(Diagnostic {
                                 line: line.number,
@@ -354,8 +367,10 @@ impl UsageBuilder {
                         }
                     }
                     "toolResult" => {
-                        event.tool_error = mf("isError") == Field::Raw(std::borrow::Cow::Borrowed(b"true"));
-                        if let Some(span) = sc.message_field(b, "usage").filter(|s| truthy(b, *s)) {
+                        event.tool_error = fields.is_error.is_some_and(|s| {
+                            s.kind == SpanKind::Bool && &b[s.start as usize..s.end as usize] == b"true"
+                        });
+                        if let Some(span) = fields.usage.filter(|s| truthy(b, *s)) {
                             add(Source::ToolResult, models.tools(), span, out);
                         }
                     }
@@ -366,6 +381,36 @@ impl UsageBuilder {
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// The fields of a message that usage reads beyond the scan's slots, found in one pass over its
+/// fields (the last of each key, as JavaScript keeps it; keys compared as written, which is
+/// exact since lines with escaped keys take the slow path).
+#[derive(Default)]
+struct MessageUsageFields {
+    provider: Option<Span>,
+    model: Option<Span>,
+    response_model: Option<Span>,
+    usage: Option<Span>,
+    is_error: Option<Span>,
+}
+
+impl MessageUsageFields {
+    fn of(b: &[u8], sc: &Scanned) -> Self {
+        let mut found = MessageUsageFields::default();
+        for field in &sc.message_fields {
+            let slot = match &b[field.key.0 as usize..field.key.1 as usize] {
+                b"provider" => &mut found.provider,
+                b"model" => &mut found.model,
+                b"responseModel" => &mut found.response_model,
+                b"usage" => &mut found.usage,
+                b"isError" => &mut found.is_error,
+                _ => continue,
+            };
+            *slot = Some(field.value);
+        }
+        found
     }
 }
 
@@ -522,6 +567,58 @@ mod tests {
         assert_eq!(direct.events[1].time_ms, 1_769_904_000_000.0);
         assert_eq!(direct.messages.len(), 3);
         assert_eq!(direct.messages[2].time_ms, 1_767_225_605_000.0);
+    }
+
+    /// The fields read from the scan (the usage numbers the scan kept, the message's provider,
+    /// model, responseModel, usage and isError found in one pass) give what the full value gives,
+    /// on values of every kind and on repeated keys: each line again with an escaped key takes
+    /// the slow path, and both readings agree.
+    #[test]
+    fn message_fields_read_from_the_scan_as_from_the_value() {
+        let pi_usage = |n: u32| {
+            format!(
+                r#"{{"input":{n},"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{{"input":0.1,"output":0.2,"cacheRead":0.30000000000000004,"cacheWrite":0.4,"total":{n}.013515000000000001}}}}"#
+            )
+        };
+        let other_usage = r#"{"input":100,"output":0,"cacheRead":0,"cacheWrite":0,"cost":{"total":9}}"#;
+        let head = |id: &str| {
+            format!(
+                r#"{{"type":"message","id":"{id}","parentId":"0000000p","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"#
+            )
+        };
+        let messages = [
+            format!(r#""assistant","content":[],"provider":"p","model":"m","usage":{},"timestamp":2}}}}"#, pi_usage(1)),
+            format!(r#""assistant","content":[],"provider":"p","model":"m","responseModel":null,"usage":{},"timestamp":2}}}}"#, pi_usage(2)),
+            format!(r#""assistant","content":[],"provider":"p\u0031","model":5,"responseModel":"r","usage":{},"timestamp":2}}}}"#, pi_usage(3)),
+            format!(r#""assistant","content":[],"model":"m","usage":{},"usage":{other_usage},"timestamp":2}}}}"#, pi_usage(4)),
+            format!(r#""assistant","content":[],"provider":"p","usage":{},"extra":{},"timestamp":2}}}}"#, pi_usage(5), pi_usage(6)),
+            r#""assistant","content":[],"provider":"p","model":"m","model":"n","usage":{ "input":7,"output":0,"cacheRead":0,"cacheWrite":0,"cost":{"total":7}}}}"#.to_string(),
+            r#""toolResult","content":[],"isError":"true","usage":{"input":8,"output":0,"cacheRead":0,"cacheWrite":0,"cost":{"total":8}}}}"#.to_string(),
+            r#""toolResult","content":[],"isError":true}}"#.to_string(),
+            r#""toolResult","content":[],"isError":true,"isError":false}}"#.to_string(),
+            format!(r#""toolResult","content":[],"isError":1,"usage":{}}}}}"#, pi_usage(9)),
+        ];
+        let header = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+        let lines: Vec<String> =
+            messages.iter().enumerate().map(|(k, m)| format!("{}{m}", head(&format!("0000000{k}")))).collect();
+        let file = format!("{header}\n{}\n", lines.join("\n"));
+        let escaped = format!(
+            "{header}\n{}\n",
+            lines.iter().map(|l| l.replacen("\"type\"", "\"typ\\u0065\"", 1)).collect::<Vec<_>>().join("\n")
+        );
+        let (fast, slow) = (file_usage(file.as_bytes()).unwrap(), file_usage(escaped.as_bytes()).unwrap());
+        assert_eq!(summary(&fast), summary(&slow));
+        // What was read, so that the comparison is not between two empty readings.
+        let models: Vec<&str> = fast.events.iter().map(|e| &*e.model).collect();
+        assert_eq!(
+            models,
+            ["p/m", "p/m", "p1/r", "undefined/m", "p/undefined", "p/n", "Tools/summaries", "Tools/summaries"]
+        );
+        let inputs: Vec<f64> = fast.events.iter().map(|e| e.amounts.input).collect();
+        assert_eq!(inputs, [1.0, 2.0, 3.0, 100.0, 5.0, 7.0, 8.0, 9.0]);
+        assert_eq!(fast.events[0].amounts.cost, "1.013515000000000001".parse::<f64>().unwrap());
+        let errors: Vec<bool> = fast.messages.iter().map(|m| m.tool_error).collect();
+        assert_eq!(errors, [false, false, false, false, false, false, false, true, false, false]);
     }
 
     /// A line whose keys are written with escapes is read from its full value (the slow path):
