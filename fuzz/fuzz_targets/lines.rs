@@ -36,10 +36,7 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(format!("{:?}", scanned.map(|s| s.cloned())), format!("{alone:?}"));
                 if let Some(alone) = alone {
                     let plain = scan_line_plain(split.bytes, options);
-                    let shortcut = alone.map(|mut s| {
-                        s.pi_prefix = false;
-                        s
-                    });
+                    let shortcut = alone.map(|s| s.without_shortcut_marks());
                     assert_eq!(format!("{shortcut:?}"), format!("{plain:?}"));
                 }
             }

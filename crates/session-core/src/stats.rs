@@ -477,12 +477,15 @@ pub(crate) fn usage_amounts(raw: &[u8], kind: crate::json::scan::SpanKind) -> Op
 }
 
 /// [`usage_amounts`] from the numbers the scan kept ([`crate::json::Scanned::usage_numbers`]),
-/// in `line`: input, output, cacheRead, cacheWrite and cost.total.
-pub(crate) fn usage_from_numbers(line: &[u8], numbers: [(u32, u32); 5]) -> UsageTotals {
+/// in `line`: input, output, cacheRead, cacheWrite and cost.total (`None` if a span is not in it).
+pub(crate) fn usage_from_numbers(line: &[u8], numbers: [(u32, u32); 5]) -> Option<UsageTotals> {
     use crate::field::Field;
-    let [input, output, cache_read, cache_write, cost] = numbers
-        .map(|(start, end)| Field::Raw(std::borrow::Cow::Borrowed(&line[start as usize..end as usize])).to_number());
-    UsageTotals { input, output, cache_read, cache_write, cost, concatenates: false }
+    let mut amounts = [0.0; 5];
+    for (amount, (start, end)) in amounts.iter_mut().zip(numbers) {
+        *amount = Field::Raw(std::borrow::Cow::Borrowed(line.get(start as usize..end as usize)?)).to_number();
+    }
+    let [input, output, cache_read, cache_write, cost] = amounts;
+    Some(UsageTotals { input, output, cache_read, cache_write, cost, concatenates: false })
 }
 
 /// [`usage_amounts`] of a usage object laid out exactly as Pi writes it (every key once, in

@@ -281,8 +281,8 @@ impl UsageBuilder {
         let time = Field::time_of_span(b, ts_span);
         let add = |source: Source, model: Arc<str>, span: Span, out: &mut FileUsage| {
             let raw = &b[span.start as usize..span.end as usize];
-            let amounts = match sc.usage_numbers(span) {
-                Some(numbers) => Some(crate::stats::usage_from_numbers(b, numbers)),
+            let amounts = match sc.usage_numbers(span).and_then(|n| crate::stats::usage_from_numbers(b, n)) {
+                Some(amounts) => Some(amounts),
                 None => crate::stats::usage_amounts(raw, span.kind),
             };
             let Some(amounts) = amounts else {
@@ -597,6 +597,11 @@ mod tests {
             r#""toolResult","content":[],"isError":true}}"#.to_string(),
             r#""toolResult","content":[],"isError":true,"isError":false}}"#.to_string(),
             format!(r#""toolResult","content":[],"isError":1,"usage":{}}}}}"#, pi_usage(9)),
+            // After the usage, an object that starts as one and is not: its numbers are not taken.
+            format!(
+                r#""assistant","content":[],"provider":"p","model":"m","usage":{},"after":{{"input":55,"output":66,"x":1}},"timestamp":2}}}}"#,
+                pi_usage(10)
+            ),
         ];
         let header = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
         let lines: Vec<String> =
@@ -612,13 +617,15 @@ mod tests {
         let models: Vec<&str> = fast.events.iter().map(|e| &*e.model).collect();
         assert_eq!(
             models,
-            ["p/m", "p/m", "p1/r", "undefined/m", "p/undefined", "p/n", "Tools/summaries", "Tools/summaries"]
+            ["p/m", "p/m", "p1/r", "undefined/m", "p/undefined", "p/n", "Tools/summaries", "Tools/summaries", "p/m"]
         );
+        // The last usage's own amounts, not the numbers of the object after it.
+        assert_eq!(fast.events[8].amounts.output, 2.0);
         let inputs: Vec<f64> = fast.events.iter().map(|e| e.amounts.input).collect();
-        assert_eq!(inputs, [1.0, 2.0, 3.0, 100.0, 5.0, 7.0, 8.0, 9.0]);
+        assert_eq!(inputs, [1.0, 2.0, 3.0, 100.0, 5.0, 7.0, 8.0, 9.0, 10.0]);
         assert_eq!(fast.events[0].amounts.cost, "1.013515000000000001".parse::<f64>().unwrap());
         let errors: Vec<bool> = fast.messages.iter().map(|m| m.tool_error).collect();
-        assert_eq!(errors, [false, false, false, false, false, false, false, true, false, false]);
+        assert_eq!(errors, [false, false, false, false, false, false, false, true, false, false, false]);
     }
 
     /// A line whose keys are written with escapes is read from its full value (the slow path):

@@ -29,11 +29,9 @@ fn corpora_scan_the_same_with_and_without_shortcuts() {
         let bytes = std::fs::read(path).unwrap();
         for line in bytes.split(|&c| c == b'\n') {
             for options in [ScanOptions::default(), ScanOptions { blocks: true }] {
-                let with = scan_line_with(line, options).map(|mut s| {
+                let with = scan_line_with(line, options).map(|s| {
                     prefixed += usize::from(s.pi_prefix);
-                    s.pi_prefix = false;
-                    (s.usage_at, s.usage_marks) = (None, [0; 5]);
-                    s
+                    s.without_shortcut_marks()
                 });
                 let plain = scan_line_plain(line, options);
                 assert!(plain.as_ref().is_ok_and(|s| !s.pi_prefix) || plain.is_err());

@@ -107,7 +107,7 @@ impl Scanned {
         self.blocks_recorded = false;
         self.escaped_blocks = false;
         self.pi_prefix = false;
-        self.usage_at = None;
+        (self.usage_at, self.usage_marks) = (None, [0; 5]);
     }
 
     /// The last occurrence of a top-level key (JavaScript keeps the last value). On a line written
@@ -152,8 +152,16 @@ impl Scanned {
             (input + 10, output),
             (output + 13, cache_read),
             (cache_read + 14, cache_write),
-            (total, usage.end - 2),
+            (total, usage.end.saturating_sub(2)),
         ])
+    }
+
+    /// This scan without the marks that only say that a shortcut was taken (`pi_prefix`, the
+    /// usage marks): what the plain walk gives for the same line ([`scan_line_plain`]).
+    pub fn without_shortcut_marks(mut self) -> Self {
+        self.pi_prefix = false;
+        (self.usage_at, self.usage_marks) = (None, [0; 5]);
+        self
     }
 
     /// Whether the top-level value is an object.
@@ -825,22 +833,20 @@ fn pi_usage(b: &[u8], i: usize, marks: &mut [u32; 5]) -> Option<usize> {
             _ => None,
         }
     }
-    let (_, i) = then_number(b, i, br#"{"input":"#)?;
-    marks[0] = i as u32;
-    let (_, i) = then_number(b, i, br#","output":"#)?;
-    marks[1] = i as u32;
-    let (_, i) = then_number(b, i, br#","cacheRead":"#)?;
-    marks[2] = i as u32;
-    let (_, i) = then_number(b, i, br#","cacheWrite":"#)?;
-    marks[3] = i as u32;
-    let (_, i) = then_number(b, i, br#","totalTokens":"#)?;
+    let (_, input) = then_number(b, i, br#"{"input":"#)?;
+    let (_, output) = then_number(b, input, br#","output":"#)?;
+    let (_, cache_read) = then_number(b, output, br#","cacheRead":"#)?;
+    let (_, cache_write) = then_number(b, cache_read, br#","cacheWrite":"#)?;
+    let (_, i) = then_number(b, cache_write, br#","totalTokens":"#)?;
     let (_, i) = then_number(b, i, br#","cost":{"input":"#)?;
     let (_, i) = then_number(b, i, br#","output":"#)?;
     let (_, i) = then_number(b, i, br#","cacheRead":"#)?;
     let (_, i) = then_number(b, i, br#","cacheWrite":"#)?;
     let (total, i) = then_number(b, i, br#","total":"#)?;
-    marks[4] = total as u32;
-    piece(b, i, b"}}")
+    let end = piece(b, i, b"}}")?;
+    // Only a usage read whole changes the marks: those of an earlier one stay good.
+    *marks = [input, output, cache_read, cache_write, total].map(|at| at as u32);
+    Some(end)
 }
 
 /// The open containers: one bit each (1 for an object). The first 64 levels live in one word
