@@ -232,9 +232,7 @@ pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> any
         .map(|_| ())
     })?;
     let list = best_of(3, || quiet(&["list", "--json"]))?;
-    let picker = best_of(3, || {
-        quiet(&["list", "--json", "--fields", "path,id,cwd,name,created,modified,messageCount,firstMessage"])
-    })?;
+    let picker = best_of(3, || quiet(&["list", "--json", "--fields", PICKER_FIELDS]))?;
     let context = best_of(3, || quiet(&["context", "--json"]))?;
     let usage = best_of(3, || quiet(&["usage", "daily", "--json", "--timezone", "UTC"]))?;
     let context_in_process = example_ms("context_store")?;
@@ -270,6 +268,20 @@ pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> any
     single_session(&target, &ours, session)
 }
 
+/// The picker fields: what a session picker shows, without `allMessagesText`.
+const PICKER_FIELDS: &str = "path,id,cwd,name,created,modified,messageCount,firstMessage";
+
+/// How long `cmd` takes as a whole process, its output to `/dev/null`; an error if it ends by a
+/// signal or with an exit code above `highest_ok`.
+fn process_ms(cmd: &mut Command, highest_ok: i32) -> anyhow::Result<f64> {
+    let t = std::time::Instant::now();
+    let status = cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).status()?;
+    if status.code().is_none_or(|c| c > highest_ok) {
+        bail!("{cmd:?} failed");
+    }
+    Ok(t.elapsed().as_secs_f64() * 1000.0)
+}
+
 /// The picker listing and the floor (`examples/count_lines`) as whole processes, run in turn
 /// `PICKER_ROUNDS` times (which goes first alternates), output to `/dev/null`: their medians and
 /// minimums, and the ratios of those. A best of three for each, timed apart, moved the ratio
@@ -282,19 +294,11 @@ fn picker_beside_floor(
 ) -> anyhow::Result<()> {
     const PICKER_ROUNDS: usize = 21;
     let mut picker_cmd = Command::new(ours);
-    picker_cmd
-        .args(["list", "--json", "--fields", "path,id,cwd,name,created,modified,messageCount,firstMessage"])
-        .arg(corpus);
+    picker_cmd.args(["list", "--json", "--fields", PICKER_FIELDS]).arg(corpus);
     let mut floor_cmd = Command::new(target.join("release/examples/count_lines"));
     floor_cmd.arg(corpus);
-    let time = |cmd: &mut Command| -> anyhow::Result<f64> {
-        let t = std::time::Instant::now();
-        let status = cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).status()?;
-        if status.code().is_none_or(|c| c > 1) {
-            bail!("{cmd:?} failed");
-        }
-        Ok(t.elapsed().as_secs_f64() * 1000.0)
-    };
+    // Exit code 1 is a listing that left a session out (and said why): the run counts.
+    let time = |cmd: &mut Command| process_ms(cmd, 1);
     let (mut picker, mut floor) = (Vec::new(), Vec::new());
     for round in 0..PICKER_ROUNDS {
         if round % 2 == 0 {
@@ -349,14 +353,7 @@ fn single_session(target: &std::path::Path, ours: &std::path::Path, session: Opt
     if std::fs::hard_link(&file, alone.join("session.jsonl")).is_err() {
         std::fs::copy(&file, alone.join("session.jsonl"))?;
     }
-    let time = |cmd: &mut Command| -> anyhow::Result<f64> {
-        let t = std::time::Instant::now();
-        let status = cmd.stdout(std::process::Stdio::null()).status()?;
-        if !status.success() {
-            bail!("{cmd:?} failed");
-        }
-        Ok(t.elapsed().as_secs_f64() * 1000.0)
-    };
+    let time = |cmd: &mut Command| process_ms(cmd, 0);
     let (mut context, mut count) = (Vec::new(), Vec::new());
     for _ in 0..15 {
         count.push(time(Command::new(target.join("release/examples/count_lines")).arg(&alone))?);

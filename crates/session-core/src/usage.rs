@@ -281,10 +281,10 @@ impl UsageBuilder {
         let time = Field::time_of_span(b, ts_span);
         let add = |source: Source, model: Arc<str>, span: Span, out: &mut FileUsage| {
             let raw = &b[span.start as usize..span.end as usize];
-            let amounts = match sc.usage_numbers(span).and_then(|n| crate::stats::usage_from_numbers(b, n)) {
-                Some(amounts) => Some(amounts),
-                None => crate::stats::usage_amounts(raw, span.kind),
-            };
+            let amounts = sc
+                .usage_numbers(span)
+                .and_then(|n| crate::stats::usage_from_numbers(b, n))
+                .or_else(|| crate::stats::usage_amounts(raw, span.kind));
             let Some(amounts) = amounts else {
                 out.diagnostics.push(Diagnostic {
                     line: line.number,

@@ -143,15 +143,15 @@ impl Scanned {
         if self.usage_at != Some(usage.start) {
             return None;
         }
-        // The marks are the ends of the first four numbers and the start of the last; the keys
-        // between them have fixed lengths (`{"input":`, `,"output":`, ...), and `}}` follows
-        // the last.
+        // The marks are the ends of the first four numbers and the start of the last; each of the
+        // first four starts after its key (`pi_usage`'s pieces), and `}}` follows the last.
         let [input, output, cache_read, cache_write, total] = self.usage_marks;
+        let after = |at: u32, key: &[u8]| at + key.len() as u32;
         Some([
-            (usage.start + 9, input),
-            (input + 10, output),
-            (output + 13, cache_read),
-            (cache_read + 14, cache_write),
+            (after(usage.start, USAGE_INPUT), input),
+            (after(input, USAGE_OUTPUT), output),
+            (after(output, USAGE_CACHE_READ), cache_read),
+            (after(cache_read, USAGE_CACHE_WRITE), cache_write),
             (total, usage.end.saturating_sub(2)),
         ])
     }
@@ -833,10 +833,10 @@ fn pi_usage(b: &[u8], i: usize, marks: &mut [u32; 5]) -> Option<usize> {
             _ => None,
         }
     }
-    let (_, input) = then_number(b, i, br#"{"input":"#)?;
-    let (_, output) = then_number(b, input, br#","output":"#)?;
-    let (_, cache_read) = then_number(b, output, br#","cacheRead":"#)?;
-    let (_, cache_write) = then_number(b, cache_read, br#","cacheWrite":"#)?;
+    let (_, input) = then_number(b, i, USAGE_INPUT)?;
+    let (_, output) = then_number(b, input, USAGE_OUTPUT)?;
+    let (_, cache_read) = then_number(b, output, USAGE_CACHE_READ)?;
+    let (_, cache_write) = then_number(b, cache_read, USAGE_CACHE_WRITE)?;
     let (_, i) = then_number(b, cache_write, br#","totalTokens":"#)?;
     let (_, i) = then_number(b, i, br#","cost":{"input":"#)?;
     let (_, i) = then_number(b, i, br#","output":"#)?;
@@ -848,6 +848,13 @@ fn pi_usage(b: &[u8], i: usize, marks: &mut [u32; 5]) -> Option<usize> {
     *marks = [input, output, cache_read, cache_write, total].map(|at| at as u32);
     Some(end)
 }
+
+/// The pieces before the first four numbers of a usage as Pi writes it ([`pi_usage`]); their
+/// lengths also place those numbers ([`Scanned::usage_numbers`]).
+const USAGE_INPUT: &[u8; 9] = br#"{"input":"#;
+const USAGE_OUTPUT: &[u8; 10] = br#","output":"#;
+const USAGE_CACHE_READ: &[u8; 13] = br#","cacheRead":"#;
+const USAGE_CACHE_WRITE: &[u8; 14] = br#","cacheWrite":"#;
 
 /// The open containers: one bit each (1 for an object). The first 64 levels live in one word
 /// (every line Pi writes); deeper ones in words on the heap.
@@ -1704,12 +1711,19 @@ pub(crate) mod tests {
             if !next().is_multiple_of(8) {
                 b.push(b'"');
             }
-            b.extend_from_slice(b",\"next\\n\"");
-            let expected = string_bytewise(&b, 0);
-            assert_eq!(string(&b, 0), expected, "{}", String::from_utf8_lossy(&b));
-            if expected.is_ok() { ok += 1 } else { errors += 1 }
+            let well_formed = string_agrees_with_the_grammar(&mut b);
+            if well_formed { ok += 1 } else { errors += 1 }
         }
         assert!(ok > 10_000 && errors > 10_000, "too narrow a draw: {ok} ok, {errors} errors");
+    }
+
+    /// After a drawn string (its opening quote first) comes another value: the scan of the string
+    /// equals the byte-by-byte grammar's; whether it is well-formed.
+    fn string_agrees_with_the_grammar(b: &mut Vec<u8>) -> bool {
+        b.extend_from_slice(b",\"next\\n\"");
+        let expected = string_bytewise(b, 0);
+        assert_eq!(string(b, 0), expected, "{}", String::from_utf8_lossy(b));
+        expected.is_ok()
     }
 
     /// Strings of up to a few hundred blocks, most of them with escapes that the masks do not
@@ -1746,10 +1760,8 @@ pub(crate) mod tests {
             if !next().is_multiple_of(16) {
                 b.push(b'"');
             }
-            b.extend_from_slice(b",\"next\\n\"");
-            let expected = string_bytewise(&b, 0);
-            assert_eq!(string(&b, 0), expected, "{}", String::from_utf8_lossy(&b));
-            if expected.is_ok() { ok += 1 } else { errors += 1 }
+            let well_formed = string_agrees_with_the_grammar(&mut b);
+            if well_formed { ok += 1 } else { errors += 1 }
         }
         assert!(ok > 5_000 && errors > 5_000, "too narrow a draw: {ok} ok, {errors} errors");
     }
