@@ -131,6 +131,8 @@ pub struct InfoBuilder {
     pushed_any: bool,
     omitted: Option<Omitted>,
     arena: Bump,
+    /// The scan of a line given without one, kept for its storage.
+    line_scan: json::Scanned,
 }
 
 impl InfoBuilder {
@@ -153,6 +155,7 @@ impl InfoBuilder {
             pushed_any: false,
             omitted: None,
             arena: Bump::new(),
+            line_scan: json::Scanned::default(),
         }
     }
 
@@ -164,7 +167,21 @@ impl InfoBuilder {
     /// [`InfoBuilder::line`] with the line's scan already made (lines scanned in parallel);
     /// `None` scans it here.
     pub fn line_scanned(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan<'_>) -> bool {
-        match self.take(line, scanned) {
+        if self.omitted.is_some() || is_blank(line.bytes) {
+            return true;
+        }
+        let outcome = match scanned {
+            Some(made) => self.take(line, made),
+            None => {
+                // Scanned here into the kept scan, moved out for the call.
+                let mut own = std::mem::take(&mut self.line_scan);
+                let options = json::ScanOptions { blocks: self.texts != Texts::Skip };
+                let outcome = self.take(line, json::made_or_scan(None, line.bytes, options, &mut own));
+                self.line_scan = own;
+                outcome
+            }
+        };
+        match outcome {
             Ok(()) => true,
             Err(o) => {
                 self.omitted = Some(o);
@@ -173,13 +190,12 @@ impl InfoBuilder {
         }
     }
 
-    fn take(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan<'_>) -> Result<(), Omitted> {
-        if self.omitted.is_some() || is_blank(line.bytes) {
-            return Ok(());
-        }
-        let mut own = None;
-        let options = json::ScanOptions { blocks: self.texts != Texts::Skip };
-        let Ok(scanned) = json::made_or_scan(scanned, line.bytes, options, &mut own) else {
+    fn take(
+        &mut self,
+        line: crate::lines::Line<'_>,
+        scanned: Result<&json::Scanned, json::ScanError>,
+    ) -> Result<(), Omitted> {
+        let Ok(scanned) = scanned else {
             return Ok(());
         };
         if top_is_falsy(line.bytes, scanned) {

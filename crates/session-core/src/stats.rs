@@ -423,7 +423,6 @@ struct AssistantCount {
 /// fields, tool calls are found in the raw content, the usage read from its raw text. `None`
 /// when the full value is needed (escaped keys, a number out of range, a renamed hook message).
 fn assistant_without_parsing(entry: &crate::session::Entry<'_>) -> Option<AssistantCount> {
-    use crate::field::Field;
     use crate::json::scan::SpanKind;
     use crate::session::Detail;
     let Detail::Message { message: Some(SpanKind::Object), span: Some((start, end)), .. } = &entry.detail else {
@@ -433,7 +432,13 @@ fn assistant_without_parsing(entry: &crate::session::Entry<'_>) -> Option<Assist
         return None;
     }
     let m = entry.line.get(*start as usize..*end as usize)?;
-    let sc = crate::json::scan_line(m).ok()?;
+    crate::json::with_line_scan(m, |sc| assistant_from_scan(m, sc.ok()?))
+}
+
+/// [`assistant_without_parsing`] from the scan of the message object `m`.
+fn assistant_from_scan(m: &[u8], sc: &crate::json::Scanned) -> Option<AssistantCount> {
+    use crate::field::Field;
+    use crate::json::scan::SpanKind;
     if sc.escaped_keys || sc.overflow {
         return None;
     }

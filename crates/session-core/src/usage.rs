@@ -131,6 +131,8 @@ pub struct UsageBuilder {
     error: Option<LoadError>,
     arena: Bump,
     models: ModelKeys,
+    /// The scan of a line given without one, kept for its storage.
+    line_scan: json::Scanned,
 }
 
 /// The `provider/model` keys of a file, each made once for a run of events with the same raw
@@ -211,7 +213,21 @@ impl UsageBuilder {
         if self.error.is_some() {
             return false;
         }
-        if let Err(e) = self.take(line, scanned) {
+        if is_blank(line.bytes) {
+            return true;
+        }
+        let outcome = match scanned {
+            Some(made) => self.take(line, made),
+            None => {
+                // Scanned here into the kept scan, moved out for the call.
+                let mut own = std::mem::take(&mut self.line_scan);
+                let scan = json::made_or_scan(None, line.bytes, json::ScanOptions { blocks: true }, &mut own);
+                let outcome = self.take(line, scan);
+                self.line_scan = own;
+                outcome
+            }
+        };
+        if let Err(e) = outcome {
             self.error = Some(e);
             return false;
         }
@@ -229,15 +245,15 @@ impl UsageBuilder {
         Ok(self.out)
     }
 
-    fn take(&mut self, line: crate::lines::Line<'_>, scanned: json::LineScan<'_>) -> Result<(), LoadError> {
+    fn take(
+        &mut self,
+        line: crate::lines::Line<'_>,
+        scanned: Result<&json::Scanned, json::ScanError>,
+    ) -> Result<(), LoadError> {
         let out = &mut self.out;
         let arena = &mut self.arena;
         let models = &mut self.models;
-        if is_blank(line.bytes) {
-            return Ok(());
-        }
-        let mut own = None;
-        let Ok(sc) = json::made_or_scan(scanned, line.bytes, json::ScanOptions { blocks: true }, &mut own) else {
+        let Ok(sc) = scanned else {
             return Ok(());
         };
         if top_is_falsy(line.bytes, sc) {

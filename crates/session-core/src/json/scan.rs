@@ -52,9 +52,9 @@ pub struct Scanned {
     /// The top-level value, when it is not an object (`null`, a number, an array, ...).
     pub top: Option<SpanKind>,
     /// Properties of the top-level object, in source order (duplicates included).
-    pub fields: SmallVec<[Field; 12]>,
+    pub fields: Vec<Field>,
     /// Properties of the top-level `message` object, when there is one (the last `message`).
-    pub message_fields: SmallVec<[Field; 12]>,
+    pub message_fields: Vec<Field>,
     /// The last `role`, `content` and `timestamp` of `message_fields` (keys as written, without
     /// escapes), so that [`Scanned::message_field`] finds them without a search.
     message_slots: [Option<Span>; 3],
@@ -227,22 +227,45 @@ pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
     scan_line_with(b, ScanOptions::default())
 }
 
+/// [`scan_line`] into a scan kept by the thread (its storage reused from call to call), handed to
+/// `f`; a call made inside `f` scans into a scan of its own.
+pub fn with_line_scan<R>(b: &[u8], f: impl FnOnce(Result<&Scanned, ScanError>) -> R) -> R {
+    thread_local! {
+        static KEPT: std::cell::RefCell<Scanned> = std::cell::RefCell::new(Scanned::default());
+    }
+    KEPT.with(|kept| match kept.try_borrow_mut() {
+        Ok(mut scanned) => {
+            let outcome = scan::<false, WHOLE, true>(b, &mut scanned).map(|_| ());
+            f(outcome.map(|()| &*scanned))
+        }
+        Err(_) => f(scan_line(b).as_ref().map_err(|e| *e)),
+    })
+}
+
 /// [`scan_line`] that also records the tool calls of the message's content
 /// ([`Scanned::tool_calls`]).
 pub fn scan_line_with_blocks(b: &[u8]) -> Result<Scanned, ScanError> {
     scan_line_with(b, ScanOptions { blocks: true })
 }
 
-/// The scan made ahead of time when there is one, else the line's scan made now into `slot`.
+/// The scan made ahead of time when there is one, else the line's scan made now into `slot`
+/// (a scan kept from line to line, so that its storage is reused).
 pub fn made_or_scan<'s>(
     made: LineScan<'s>,
     line: &[u8],
     options: ScanOptions,
-    slot: &'s mut Option<Result<Scanned, ScanError>>,
+    slot: &'s mut Scanned,
 ) -> Result<&'s Scanned, ScanError> {
     match made {
         Some(made) => made,
-        None => slot.insert(scan_line_with(line, options)).as_ref().map_err(|e| *e),
+        None => {
+            if options.blocks {
+                scan::<true, WHOLE, true>(line, slot)?;
+            } else {
+                scan::<false, WHOLE, true>(line, slot)?;
+            }
+            Ok(slot)
+        }
     }
 }
 
@@ -1027,7 +1050,7 @@ impl<'o> State<'o> {
     }
 }
 
-fn push(fields: &mut SmallVec<[Field; 12]>, key: (u32, u32), start: usize, end: usize, kind: SpanKind) {
+fn push(fields: &mut Vec<Field>, key: (u32, u32), start: usize, end: usize, kind: SpanKind) {
     fields.push(Field { key, value: value_span(start, end, kind) });
 }
 
@@ -1614,6 +1637,36 @@ pub(crate) mod tests {
             }
         }
         assert_eq!(found, 2 * 11);
+    }
+
+    /// A scan kept from call to call (`with_line_scan`, `made_or_scan`) leaves nothing of an
+    /// earlier line behind, and a call nested in another scans into its own.
+    #[test]
+    fn kept_scans_equal_fresh_ones() {
+        let lines: [&[u8]; 5] = [
+            br#"{"type":"message","id":"a1b2c3d4","parentId":"e5f6a7b8","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t","name":"bash","arguments":{}}],"usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5}},"timestamp":1}}"#,
+            br#"{"a":1,"b":[1,2],"c":{"d":null},"e":"\u0041","f":true,"g":1e400}"#,
+            b"{\"x\":",
+            b"[1,2]",
+            br#"{"type":"session","id":"s","message":{"content":[null]}}"#,
+        ];
+        let mut slot = Scanned::default();
+        for options in [ScanOptions { blocks: false }, ScanOptions { blocks: true }] {
+            for _ in 0..2 {
+                for line in lines {
+                    let fresh = describe(scan_line_with(line, options).as_ref().map_err(|e| *e), 0);
+                    assert_eq!(describe(made_or_scan(None, line, options, &mut slot), 0), fresh);
+                    if !options.blocks {
+                        let kept = with_line_scan(line, |sc| {
+                            let nested = with_line_scan(br#"{"x":2}"#, |inner| inner.map(|s| s.fields.len()));
+                            assert_eq!(nested, Ok(1));
+                            describe(sc, 0)
+                        });
+                        assert_eq!(kept, fresh);
+                    }
+                }
+            }
+        }
     }
 
     #[test]
