@@ -1,8 +1,7 @@
 //! A validating scan of one JSON line: checks it against `JSON.parse`'s grammar and records where
 //! the top-level fields (and the fields of a top-level `message` object) lie, without building
-//! any value. This is the indexing and listing hot path: no allocation unless nesting is deep.
-
-use smallvec::SmallVec;
+//! any value. This is the indexing and listing hot path: a scan kept from line to line allocates
+//! only while its lists grow to the longest line's, or when nesting is deep.
 
 use crate::lines::LineRule;
 
@@ -68,11 +67,11 @@ pub struct Scanned {
     /// The objects of the last `message.content` (when it is an array) whose `type` is the
     /// string `toolCall`, in order: the span of each one's `name`, `None` when it has none.
     /// Recorded by [`scan_line_with_blocks`] only.
-    pub tool_calls: SmallVec<[Option<Span>; 2]>,
+    pub tool_calls: Vec<Option<Span>>,
     /// The objects of the last `message.content` (when it is an array) whose `type` is the
     /// string `text`, in order: the span of each one's `text`, `None` when it has none.
     /// Recorded by [`scan_line_with_blocks`] only.
-    pub text_blocks: SmallVec<[Option<Span>; 2]>,
+    pub text_blocks: Vec<Option<Span>>,
     /// `tool_calls` and `text_blocks` were recorded (the scan was [`scan_line_with_blocks`]).
     pub blocks_recorded: bool,
     /// The line starts as Pi writes a message entry (`{"type":"message","id":"…","parentId":"…",
