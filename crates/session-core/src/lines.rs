@@ -82,13 +82,17 @@ pub struct ScannedLines<'a> {
     scanned: crate::json::Scanned,
 }
 
+thread_local! {
+    /// The scan of the thread's last [`ScannedLines`], kept for its storage: a stream makes one
+    /// for every chunk it reads, and a fresh scan's lists grew again each time.
+    static KEPT_SCAN: std::cell::Cell<Option<crate::json::Scanned>> = const { std::cell::Cell::new(None) };
+}
+
 impl<'a> ScannedLines<'a> {
     /// Splits and scans `bytes` under `rule`.
     pub fn new(bytes: &'a [u8], rule: LineRule, options: crate::json::ScanOptions) -> Self {
-        ScannedLines {
-            cursor: ScanCursor { bytes, pos: 0, number: 0, rule, options },
-            scanned: crate::json::Scanned::default(),
-        }
+        let scanned = KEPT_SCAN.try_with(std::cell::Cell::take).ok().flatten().unwrap_or_default();
+        ScannedLines { cursor: ScanCursor { bytes, pos: 0, number: 0, rule, options }, scanned }
     }
 
     /// Where the next line starts.
@@ -112,6 +116,13 @@ impl<'a> ScannedLines<'a> {
         out: &mut crate::json::Scanned,
     ) -> Option<(Line<'a>, Option<Result<(), crate::json::ScanError>>)> {
         self.cursor.next_into(out)
+    }
+}
+
+impl Drop for ScannedLines<'_> {
+    fn drop(&mut self) {
+        let scanned = std::mem::take(&mut self.scanned);
+        let _ = KEPT_SCAN.try_with(|kept| kept.set(Some(scanned)));
     }
 }
 

@@ -669,6 +669,7 @@ fn scan_mapped_here(
             released = start;
         }
     }
+    drop(lines);
     finish_mapped(map, path, &meta)
 }
 
