@@ -131,13 +131,15 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
     /// One top-level field of a record, read with the scan instead of a full parse.
     fn field(&self, i: usize, key: &str) -> Field<'a> {
         let line = self.entry(i).line;
-        json::with_line_scan(line, |sc| sc.map(|sc| Field::from_span(line, sc.field(line, key))).unwrap_or_default())
+        json::with_line_scan(line, json::ScanOptions::default(), |sc| {
+            sc.map(|sc| Field::from_span(line, sc.field(line, key))).unwrap_or_default()
+        })
     }
 
     /// One field of a record's `message` object, read with the scan.
     fn message_field(&self, i: usize, key: &str) -> Field<'a> {
         let line = self.entry(i).line;
-        json::with_line_scan(line, |sc| {
+        json::with_line_scan(line, json::ScanOptions::default(), |sc| {
             sc.map(|sc| Field::from_span(line, sc.message_field(line, key))).unwrap_or_default()
         })
     }

@@ -131,8 +131,6 @@ pub struct InfoBuilder {
     pushed_any: bool,
     omitted: Option<Omitted>,
     arena: Bump,
-    /// The scan of a line given without one, kept for its storage.
-    line_scan: json::Scanned,
 }
 
 impl InfoBuilder {
@@ -155,7 +153,6 @@ impl InfoBuilder {
             pushed_any: false,
             omitted: None,
             arena: Bump::new(),
-            line_scan: json::Scanned::default(),
         }
     }
 
@@ -173,12 +170,8 @@ impl InfoBuilder {
         let outcome = match scanned {
             Some(made) => self.take(line, made),
             None => {
-                // Scanned here into the kept scan, moved out for the call.
-                let mut own = std::mem::take(&mut self.line_scan);
                 let options = json::ScanOptions { blocks: self.texts != Texts::Skip };
-                let outcome = self.take(line, json::made_or_scan(None, line.bytes, options, &mut own));
-                self.line_scan = own;
-                outcome
+                json::with_line_scan(line.bytes, options, |scanned| self.take(line, scanned))
             }
         };
         match outcome {

@@ -432,7 +432,7 @@ fn assistant_without_parsing(entry: &crate::session::Entry<'_>) -> Option<Assist
         return None;
     }
     let m = entry.line.get(*start as usize..*end as usize)?;
-    crate::json::with_line_scan(m, |sc| assistant_from_scan(m, sc.ok()?))
+    crate::json::with_line_scan(m, crate::json::ScanOptions::default(), |sc| assistant_from_scan(m, sc.ok()?))
 }
 
 /// [`assistant_without_parsing`] from the scan of the message object `m`.

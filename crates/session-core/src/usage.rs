@@ -131,8 +131,6 @@ pub struct UsageBuilder {
     error: Option<LoadError>,
     arena: Bump,
     models: ModelKeys,
-    /// The scan of a line given without one, kept for its storage.
-    line_scan: json::Scanned,
 }
 
 /// The `provider/model` keys of a file, each made once for a run of events with the same raw
@@ -218,14 +216,7 @@ impl UsageBuilder {
         }
         let outcome = match scanned {
             Some(made) => self.take(line, made),
-            None => {
-                // Scanned here into the kept scan, moved out for the call.
-                let mut own = std::mem::take(&mut self.line_scan);
-                let scan = json::made_or_scan(None, line.bytes, json::ScanOptions { blocks: true }, &mut own);
-                let outcome = self.take(line, scan);
-                self.line_scan = own;
-                outcome
-            }
+            None => json::with_line_scan(line.bytes, json::ScanOptions { blocks: true }, |sc| self.take(line, sc)),
         };
         if let Err(e) = outcome {
             self.error = Some(e);

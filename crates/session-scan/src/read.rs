@@ -477,8 +477,9 @@ const ROUND_BYTES: usize = 4 << 20;
 /// Pieces per round, per thread.
 const PIECES_PER_THREAD: usize = 2;
 
-/// A piece holds at most this many lines' scans (about 600 bytes each), so that memory stays
-/// bounded when lines are tiny; a piece that reaches it ends the round early.
+/// A piece holds at most this many lines' scans (168 bytes each and their lists, about 500 for a
+/// message line), so that memory stays bounded when lines are tiny; a piece that reaches it ends
+/// the round early.
 const PIECE_LINES: usize = 2048;
 
 /// What [`for_each_scanned_line`] did.
@@ -669,6 +670,7 @@ fn scan_mapped_here(
             released = start;
         }
     }
+    // Its scan goes back to the thread (`ScannedLines`' drop) before the map is given up.
     drop(lines);
     finish_mapped(map, path, &meta)
 }

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 
 pub use parse::{MAX_DEPTH, ParseError, parse_value, unescape_into};
 pub use scan::{
-    LineScan, ScanError, ScanOptions, Scanned, Span, made_or_scan, scan_line, scan_line_at, scan_line_plain,
+    LineScan, ScanError, ScanOptions, Scanned, Span, scan_line, scan_line_at, scan_line_into, scan_line_plain,
     scan_line_with, scan_line_with_blocks, with_line_scan,
 };
 pub use write::{to_json, write_json, write_number, write_string, write_string_body};

@@ -226,18 +226,18 @@ pub fn scan_line(b: &[u8]) -> Result<Scanned, ScanError> {
     scan_line_with(b, ScanOptions::default())
 }
 
-/// [`scan_line`] into a scan kept by the thread (its storage reused from call to call), handed to
-/// `f`; a call made inside `f` scans into a scan of its own.
-pub fn with_line_scan<R>(b: &[u8], f: impl FnOnce(Result<&Scanned, ScanError>) -> R) -> R {
+/// [`scan_line_with`] into a scan kept by the thread (its storage reused from call to call),
+/// handed to `f`; a call made inside `f` scans into a scan of its own.
+pub fn with_line_scan<R>(b: &[u8], options: ScanOptions, f: impl FnOnce(Result<&Scanned, ScanError>) -> R) -> R {
     thread_local! {
         static KEPT: std::cell::RefCell<Scanned> = std::cell::RefCell::new(Scanned::default());
     }
     KEPT.with(|kept| match kept.try_borrow_mut() {
         Ok(mut scanned) => {
-            let outcome = scan::<false, WHOLE, true>(b, &mut scanned).map(|_| ());
+            let outcome = scan_line_into(b, options, &mut scanned);
             f(outcome.map(|()| &*scanned))
         }
-        Err(_) => f(scan_line(b).as_ref().map_err(|e| *e)),
+        Err(_) => f(scan_line_with(b, options).as_ref().map_err(|e| *e)),
     })
 }
 
@@ -247,36 +247,21 @@ pub fn scan_line_with_blocks(b: &[u8]) -> Result<Scanned, ScanError> {
     scan_line_with(b, ScanOptions { blocks: true })
 }
 
-/// The scan made ahead of time when there is one, else the line's scan made now into `slot`
-/// (a scan kept from line to line, so that its storage is reused).
-pub fn made_or_scan<'s>(
-    made: LineScan<'s>,
-    line: &[u8],
-    options: ScanOptions,
-    slot: &'s mut Scanned,
-) -> Result<&'s Scanned, ScanError> {
-    match made {
-        Some(made) => made,
-        None => {
-            if options.blocks {
-                scan::<true, WHOLE, true>(line, slot)?;
-            } else {
-                scan::<false, WHOLE, true>(line, slot)?;
-            }
-            Ok(slot)
-        }
-    }
-}
-
 /// [`scan_line`] with its options.
 pub fn scan_line_with(b: &[u8], options: ScanOptions) -> Result<Scanned, ScanError> {
     let mut out = Scanned::default();
-    if options.blocks {
-        scan::<true, WHOLE, true>(b, &mut out)?;
-    } else {
-        scan::<false, WHOLE, true>(b, &mut out)?;
-    }
+    scan_line_into(b, options, &mut out)?;
     Ok(out)
+}
+
+/// [`scan_line_with`] into `out`, whose storage is reused.
+pub fn scan_line_into(b: &[u8], options: ScanOptions, out: &mut Scanned) -> Result<(), ScanError> {
+    if options.blocks {
+        scan::<true, WHOLE, true>(b, out)?;
+    } else {
+        scan::<false, WHOLE, true>(b, out)?;
+    }
+    Ok(())
 }
 
 /// [`scan_line_with`] without the shortcuts for the shapes Pi usually writes (the start of a
@@ -1638,7 +1623,7 @@ pub(crate) mod tests {
         assert_eq!(found, 2 * 11);
     }
 
-    /// A scan kept from call to call (`with_line_scan`, `made_or_scan`) leaves nothing of an
+    /// A scan kept from call to call (`with_line_scan`, `scan_line_into`) leaves nothing of an
     /// earlier line behind, and a call nested in another scans into its own.
     #[test]
     fn kept_scans_equal_fresh_ones() {
@@ -1654,15 +1639,14 @@ pub(crate) mod tests {
             for _ in 0..2 {
                 for line in lines {
                     let fresh = describe(scan_line_with(line, options).as_ref().map_err(|e| *e), 0);
-                    assert_eq!(describe(made_or_scan(None, line, options, &mut slot), 0), fresh);
-                    if !options.blocks {
-                        let kept = with_line_scan(line, |sc| {
-                            let nested = with_line_scan(br#"{"x":2}"#, |inner| inner.map(|s| s.fields.len()));
-                            assert_eq!(nested, Ok(1));
-                            describe(sc, 0)
-                        });
-                        assert_eq!(kept, fresh);
-                    }
+                    let into = scan_line_into(line, options, &mut slot).map(|()| &slot);
+                    assert_eq!(describe(into, 0), fresh);
+                    let kept = with_line_scan(line, options, |sc| {
+                        let nested = with_line_scan(br#"{"x":2}"#, options, |inner| inner.map(|s| s.fields.len()));
+                        assert_eq!(nested, Ok(1));
+                        describe(sc, 0)
+                    });
+                    assert_eq!(kept, fresh);
                 }
             }
         }
