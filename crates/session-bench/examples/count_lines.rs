@@ -1,10 +1,13 @@
 //! The floor for whole-store passes: read every `*.jsonl` under a folder (all cores) and count
 //! its line starts with `memchr`.
 //!
-//! Files under 4 MiB are read in 64 KiB chunks into a reused buffer per worker; larger ones are
-//! mapped. Measured on the bench store (session 9): 33-37 ms so, the same as reading every file in
-//! chunks, against 38-53 ms when each file under 4 MiB was read whole into a reused buffer, as this
-//! floor did before. On one large session, the map is the faster of the two.
+//! Files under 64 MiB are read in 64 KiB chunks into a reused buffer per worker; larger ones are
+//! mapped, as the scans do among many files (`PARALLEL_LINES_MIN_AMONG_MANY`). Session 9 (Zen 3):
+//! files read whole into a reused buffer took 38-53 ms against 33-37 ms in chunks. Session 16 (Zen
+//! 5 VM), the bench store, 21 interleaved runs twice: 36.5 and 39.3 ms reading every file in
+//! chunks against 39.6 and 43.6 ms when files of 4 MiB or more were mapped (memchr over a map reads
+//! the page cache from memory; after the kernel's copy the bytes are in the core's cache). On one
+//! session of 107 MB, the map is the faster (17.3 against 19.1 ms).
 use std::io::Read;
 
 use rayon::prelude::*;
@@ -14,7 +17,7 @@ const CHUNK: usize = 64 << 10;
 fn count_file(path: &std::path::Path, buf: &mut Vec<u8>) -> usize {
     // One open per file: a large one is opened (and mapped) by `read_file_into`.
     let len = std::fs::metadata(path).map_or(0, |m| m.len());
-    if len >= session_scan::read::MMAP_THRESHOLD
+    if len >= session_scan::read::PARALLEL_LINES_MIN_AMONG_MANY
         && let Ok((Some(map), _)) = session_scan::read_file_into(path, session_scan::ReadStrategy::Mmap, buf)
     {
         return session_core::lines::count_lines(&map);
