@@ -8,7 +8,7 @@ use std::path::Path;
 /// How to get a file's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReadStrategy {
-    /// Read smaller files, map larger ones ([`parallel_lines_from`] in a pass over lines,
+    /// Read smaller files, map larger ones ([`MMAP_THRESHOLD`] in a pass over lines,
     /// [`WHOLE_FILE_MMAP_THRESHOLD`] for a file read whole): the default. A map that shrinks
     /// under us is detected ([`crate::mmap::Mapped::truncated`]) and the file read again.
     #[default]
@@ -39,6 +39,11 @@ pub fn default_strategy() -> ReadStrategy {
         _ => ReadStrategy::Auto,
     }
 }
+
+/// Files at least this large are mapped under [`ReadStrategy::Auto`] in a pass over their lines
+/// ([`fold_lines`]). Below it, reading through a small buffer that stays in the core's cache is
+/// cheaper than setting up and tearing down a map (see ARCHITECTURE.md).
+pub const MMAP_THRESHOLD: u64 = 4 << 20;
 
 /// Files at least this large are mapped under [`ReadStrategy::Auto`] when they are read whole
 /// ([`read_file_into`]). A whole file is copied into a buffer too large to stay in the core's
@@ -541,8 +546,9 @@ fn line_start_within(bytes: &[u8], at: usize, limit: usize) -> Option<usize> {
 }
 
 /// Opens a file; if it has `parallel_from` bytes or more, maps it and calls `step` with
-/// each line under `rule` and its scan, in order, until `step` returns false (a smaller file goes
-/// back to the caller's stream). The file goes in
+/// each line under `rule` and its scan, in order, until `step` returns false (a file of
+/// [`MMAP_THRESHOLD`] or more but under `parallel_from` is mapped and scanned on this thread,
+/// [`scan_mapped_here`]; a smaller one goes back to the caller's stream). The file goes in
 /// rounds: each round's bytes are cut into pieces at line starts, and the pieces are split into
 /// lines and scanned on all cores, then handed over in order. From a line longer than
 /// `long_line(size)` on, the rest of the file is streamed through `buf`.
@@ -557,10 +563,11 @@ fn for_each_scanned_line(
 ) -> std::io::Result<ScannedPass> {
     use rayon::prelude::*;
     let (mut file, meta) = open_regular(path)?;
-    // Smaller files are copied through the buffer, whose bytes the scan then finds in the core's
-    // cache: from a map it would read them from memory (see ARCHITECTURE.md, "read").
-    if meta.len() < parallel_from || default_strategy() == ReadStrategy::Buffered {
+    if meta.len() < MMAP_THRESHOLD || default_strategy() == ReadStrategy::Buffered {
         return Ok(ScannedPass::Stream((file, meta)));
+    }
+    if meta.len() < parallel_from {
+        return scan_mapped_here(path, (file, meta), rule, options, step);
     }
     let Ok(map) = crate::mmap::map(&file) else { return Ok(ScannedPass::Stream((file, meta))) };
     let (mtime, meta_len) = (mtime_ms(&meta), meta.len());
@@ -636,10 +643,42 @@ fn finish_mapped(map: crate::mmap::Mapped, path: &Path, meta: &std::fs::Metadata
     Ok(ScannedPass::Done(meta.len(), mtime_ms(meta)))
 }
 
+/// While a file is scanned on one core from its map, the pages read are given back each time the
+/// scan has passed this many bytes more.
+const RELEASE_EVERY: usize = 4 << 20;
+
+/// [`for_each_scanned_line`] for a file too small to be worth rounds on all cores, but large
+/// enough to map: the map is split and scanned in one pass on this thread (no copy into a
+/// buffer), with pages given back as the scan moves on.
+fn scan_mapped_here(
+    path: &Path,
+    (file, meta): Opened,
+    rule: session_core::lines::LineRule,
+    options: ScanOptions,
+    mut step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
+) -> std::io::Result<ScannedPass> {
+    let Ok(map) = crate::mmap::map(&file) else { return Ok(ScannedPass::Stream((file, meta))) };
+    let mut lines = session_core::lines::ScannedLines::new(&map, rule, options);
+    let mut released = 0;
+    while let Some((line, scanned)) = lines.next() {
+        let start = line.offset as usize;
+        if !step(line, scanned) {
+            break;
+        }
+        if start - released >= RELEASE_EVERY {
+            map.release(released..start);
+            released = start;
+        }
+    }
+    // Its scan goes back to the thread (`ScannedLines`' drop) before the map is given up.
+    drop(lines);
+    finish_mapped(map, path, &meta)
+}
+
 /// One pass over a file's lines with a state made by `init` and fed by `step` (false to stop):
 /// [`for_each_scanned_line`] when the file has `parallel_from` bytes or more (see
-/// [`parallel_lines_from`]), else (or when the mapped file shrank) the stream through `buf` from
-/// a fresh state. Returns the state, the file's size and its mtime
+/// [`parallel_lines_from`]), the map on this thread from [`MMAP_THRESHOLD`], else (or when the
+/// mapped file shrank) the stream through `buf` from a fresh state. Returns the state, the file's size and its mtime
 /// (ms). Every line but a blank one comes with its scan, made with `options`.
 pub fn fold_lines<S>(
     path: &Path,
@@ -745,15 +784,15 @@ mod tests {
         lines
     }
 
-    /// A file under the size for rounds goes back to the caller's stream, untouched (no line
-    /// handed over), under every read strategy; from that size it is read in rounds and handed
-    /// over as the stream gives its lines (numbers, offsets, terminators, scans), all of them or
-    /// up to where `step` stops.
+    /// A file between the map threshold and the size for rounds is mapped and scanned on the
+    /// calling thread: it hands over the lines the stream gives (numbers, offsets, terminators,
+    /// scans), all of them or up to where `step` stops, and reports the file done (a file not
+    /// mapped would be handed back to the stream).
     #[test]
-    fn files_under_the_size_for_rounds_go_to_the_stream() {
+    fn mid_sized_files_are_scanned_from_their_map_as_the_stream_reads_them() {
         let mut bytes = Vec::new();
         let mut k = 0usize;
-        while bytes.len() < (1 << 20) + (1 << 19) {
+        while bytes.len() < MMAP_THRESHOLD as usize + (1 << 20) {
             let text = "y".repeat(k * 37 % 5000);
             let line = match k % 5 {
                 0 => format!(r#"{{"type":"message","id":"m{k}","message":{{"role":"user","content":"{text}"}}}}"#),
@@ -769,19 +808,19 @@ mod tests {
         bytes.extend_from_slice(b"{\"type\":\"unterminated\"");
         let path = std::env::temp_dir().join(format!("session-scan-mid-sized-{}.jsonl", std::process::id()));
         std::fs::write(&path, &bytes).unwrap();
-        let size = bytes.len() as u64;
+        assert!((MMAP_THRESHOLD..PARALLEL_LINES_MIN).contains(&(bytes.len() as u64)));
         for rule in [LineRule::Newline, LineRule::Readline] {
             let options = ScanOptions::default();
             let streamed = streamed(&path, rule, options);
-            assert!(streamed.len() > 1_000, "{}", streamed.len());
-            let pass = |parallel_from: u64, stop_after: usize| {
+            assert!(streamed.len() > 3_000, "{}", streamed.len());
+            for stop_after in [usize::MAX, 1234] {
                 let mut passed = Vec::new();
                 let pass = for_each_scanned_line(
                     &path,
                     rule,
                     options,
                     &mut Vec::new(),
-                    parallel_from,
+                    PARALLEL_LINES_MIN,
                     |_| usize::MAX,
                     |line, scan| {
                         passed.push(describe(line, scan));
@@ -789,13 +828,7 @@ mod tests {
                     },
                 )
                 .unwrap();
-                (pass, passed)
-            };
-            let (under, none) = pass(size + 1, usize::MAX);
-            assert!(matches!(under, ScannedPass::Stream(_)) && none.is_empty());
-            for stop_after in [usize::MAX, 1234] {
-                let (rounds, passed) = pass(size, stop_after);
-                assert!(matches!(rounds, ScannedPass::Done(..)));
+                assert!(matches!(pass, ScannedPass::Done(..)));
                 assert_eq!(passed, streamed[..stop_after.min(streamed.len())], "{rule:?}");
             }
         }
