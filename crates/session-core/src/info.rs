@@ -124,6 +124,9 @@ pub struct InfoBuilder {
     name: Option<JsStr<'static>>,
     message_count: u64,
     last_activity: Option<f64>,
+    /// The latest of the activity times written as thirteen digits (milliseconds, as Pi writes
+    /// them), kept as their digits read big-endian: compared without parsing each one.
+    latest_ms_digits: Option<(u64, u64)>,
     first_message: Option<JsStr<'static>>,
     all_text: Vec<u8>,
     /// The first user message's text when `all_text` is not kept.
@@ -147,6 +150,7 @@ impl InfoBuilder {
             name: None,
             message_count: 0,
             last_activity: None,
+            latest_ms_digits: None,
             first_message: None,
             all_text: Vec::new(),
             scratch: Vec::new(),
@@ -205,7 +209,7 @@ impl InfoBuilder {
                             let message = scanned.field(b, "message").map(|s| s.kind);
                             let (role, content) = match message {
                                 Some(SpanKind::Object) => (
-                                    Field::from_span(b, scanned.message_field(b, "role")),
+                                    role_of_span(b, scanned.message_field(b, "role")),
                                     scanned.message_field(b, "content").map(|s| s.kind),
                                 ),
                                 _ => (Field::Absent, None),
@@ -301,7 +305,13 @@ impl InfoBuilder {
         let time = match scanned.message_field(line, "timestamp") {
             Some(span) if span.kind == SpanKind::Number => {
                 let raw = &line[span.start as usize..span.end as usize];
-                crate::field::short_decimal(raw).or_else(|| std::str::from_utf8(raw).ok().and_then(|t| t.parse().ok()))
+                if let Some(digits) = thirteen_digits(raw) {
+                    self.latest_ms_digits = self.latest_ms_digits.max(Some(digits));
+                    None
+                } else {
+                    crate::field::short_decimal(raw)
+                        .or_else(|| std::str::from_utf8(raw).ok().and_then(|t| t.parse().ok()))
+                }
             }
             _ => Some(entry_time()).filter(|t: &f64| !t.is_nan()),
         };
@@ -391,7 +401,15 @@ impl InfoBuilder {
             Field::Str(s) => crate::text::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
             _ => f64::NAN,
         };
-        let modified = match self.last_activity {
+        let mut last_activity = self.last_activity;
+        if let Some((high, low)) = self.latest_ms_digits {
+            let mut digits = [0u8; 13];
+            digits[..8].copy_from_slice(&high.to_be_bytes());
+            digits[5..].copy_from_slice(&low.to_be_bytes());
+            let t = crate::field::short_decimal(&digits).unwrap_or(f64::NAN);
+            last_activity = Some(last_activity.unwrap_or(0.0).max(t));
+        }
+        let modified = match last_activity {
             Some(t) if t > 0.0 => time_clip(t),
             _ if !header_time.is_nan() => header_time,
             _ => mtime_ms,
@@ -413,6 +431,31 @@ impl InfoBuilder {
             all_messages_json,
         })
     }
+}
+
+/// A message's role: one of Pi's own written plainly is taken as it is, without decoding.
+fn role_of_span(line: &[u8], span: Option<json::Span>) -> Field<'_> {
+    if let Some(json::Span { start, end, kind: SpanKind::Str { escaped: false } }) = span {
+        let raw = &line[start as usize..end as usize];
+        if matches!(raw, b"user" | b"assistant" | b"toolResult") {
+            return Field::Str(JsStr::borrowed(raw));
+        }
+    }
+    Field::from_span(line, span)
+}
+
+/// A number of thirteen digits (a time in milliseconds from 2001 to 2286), as its first and last
+/// eight bytes read big-endian: two such pairs compare as their numbers do.
+fn thirteen_digits(raw: &[u8]) -> Option<(u64, u64)> {
+    let digits: &[u8; 13] = raw.try_into().ok()?;
+    let (high, low) = (digits.first_chunk::<8>()?, digits.last_chunk::<8>()?);
+    let all_digits = |w: u64| {
+        // Each byte in '0'..='9': its high nibble 3 and its value plus 6 still below 0x40.
+        w & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030
+            && w.wrapping_add(0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030
+    };
+    let (high, low) = (u64::from_be_bytes(*high), u64::from_be_bytes(*low));
+    (all_digits(high) && all_digits(low)).then_some((high, low))
 }
 
 /// How a string's raw text is added to the texts: decoded, or escaped again for JSON output.
@@ -552,6 +595,58 @@ fn join_text(v: Option<&Value<'_>>, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `modified` is the latest activity time however the times are written (§9): thirteen digits
+    /// (compared as digits), other lengths, fractions, exponents and negative times (each parsed),
+    /// in any order; the expected value is the plain fold of the parsed times.
+    #[test]
+    fn latest_activity_is_the_fold_of_the_times() {
+        let mut next = crate::json::scan::tests::xorshift(0x7e57_0f71_e5ca_1e5d);
+        let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+        for _ in 0..2_000 {
+            let mut text = format!("{header}\n");
+            let mut fold: Option<f64> = None;
+            for _ in 0..(1 + next() % 6) {
+                let ms = 1_000_000_000_000 + next() % 8_999_999_999_999;
+                let time = match next() % 6 {
+                    0..=2 => ms.to_string(),
+                    3 => (ms / 10).to_string(),
+                    4 => format!("{ms}.5"),
+                    _ => format!("-{ms}"),
+                };
+                let role = if next().is_multiple_of(2) { "user" } else { "assistant" };
+                text.push_str(&format!(
+                    r#"{{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"{role}","content":"x","timestamp":{time}}}}}"#
+                ));
+                text.push('\n');
+                let t: f64 = time.parse().unwrap();
+                fold = Some(fold.unwrap_or(0.0).max(t));
+            }
+            let expected = match fold {
+                Some(t) if t > 0.0 => time_clip(t),
+                _ => crate::text::parse_js_date(b"2026-01-01T00:00:00.000Z").unwrap(),
+            };
+            let info = session_info(text.as_bytes(), 0.0, false).unwrap();
+            assert_eq!(info.modified.to_bits(), expected.to_bits(), "{text}");
+        }
+    }
+
+    /// Thirteen digits compare as their numbers do; anything else is not taken.
+    #[test]
+    fn thirteen_digits_order_as_numbers() {
+        let mut next = crate::json::scan::tests::xorshift(0x1234_5678_9abc_def1);
+        for _ in 0..100_000 {
+            let (a, b) =
+                (1_000_000_000_000 + next() % 9_000_000_000_000, 1_000_000_000_000 + next() % 9_000_000_000_000);
+            let (da, db) = (thirteen_digits(a.to_string().as_bytes()), thirteen_digits(b.to_string().as_bytes()));
+            assert_eq!(da.cmp(&db), a.cmp(&b), "{a} {b}");
+        }
+        for odd in
+            ["176723426803", "17672342680331", "1767234268.03", "-176723426803", "17672342680e3", "1767234268:33"]
+        {
+            assert_eq!(thirteen_digits(odd.as_bytes()), None, "{odd}");
+        }
+    }
 
     /// Message lines are read from the scan unless their `type` or keys hold escapes; both ways
     /// give §9's answer: escaped `type`, `role` and keys still make messages, a `type` that is
