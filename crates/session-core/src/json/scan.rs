@@ -664,7 +664,11 @@ fn pi_message_fields(b: &[u8], mut i: usize, out: &mut Scanned) -> usize {
         }
         _ => {}
     }
-    pi_message_fields_any(b, i, out)
+    // Most lines come here at the message's end or at its `content`: no call for those.
+    match b.get(i..i + 3) {
+        Some([b',', b'"', c]) if *c != b'c' => pi_message_fields_any(b, i, out),
+        _ => i,
+    }
 }
 
 /// [`pi_message_fields`] in any order: each field by its key's first letters.
