@@ -128,7 +128,9 @@ impl Scanned {
         }
         find(&self.fields, line, key)
     }
-    /// The last occurrence of a key inside the top-level `message` object.
+    /// The last occurrence of a key inside the top-level `message` object. Inlined, so that a
+    /// literal key picks its slot at compile time.
+    #[inline(always)]
     pub fn message_field(&self, line: &[u8], key: &str) -> Option<Span> {
         match message_slot(key.as_bytes()) {
             Some(slot) => self.message_slots[slot],
@@ -523,8 +525,9 @@ const PI_ROLE_KEY: (u32, u32) = (107, 111);
 /// backslash or control byte) in its variable parts.
 #[inline(always)]
 fn pi_message_prefix(b: &[u8]) -> bool {
-    let Some(head) = b.get(..PI_PREFIX.len()) else { return false };
-    let word = |k: usize| {
+    let Some(head) = b.first_chunk::<{ PI_PREFIX.len() }>() else { return false };
+    #[inline(always)]
+    fn word(head: &[u8; PI_PREFIX.len()], k: usize) -> u64 {
         u64::from_le_bytes([
             head[k],
             head[k + 1],
@@ -535,7 +538,8 @@ fn pi_message_prefix(b: &[u8]) -> bool {
             head[k + 6],
             head[k + 7],
         ])
-    };
+    }
+    let word = |k: usize| word(head, k);
     // Written out so that every length is a constant (compared inline, not by `memcmp`).
     let [(id, _), (parent, _), (time, _)] = PI_PREFIX_VARIABLE;
     head[..id] == PI_PREFIX[..id]
