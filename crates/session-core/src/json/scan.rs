@@ -1140,7 +1140,8 @@ fn literal(b: &[u8], i: usize, word: &[u8]) -> Result<usize, ScanError> {
 #[inline(always)]
 pub(crate) fn number(b: &[u8], mut i: usize) -> Result<(usize, bool), ScanError> {
     let start = i;
-    let digits = |b: &[u8], mut i: usize| {
+    #[inline(always)]
+    fn digits(b: &[u8], mut i: usize) -> (usize, usize) {
         let s = i;
         loop {
             let Some(chunk) = b.get(i..i + 8) else {
@@ -1161,7 +1162,7 @@ pub(crate) fn number(b: &[u8], mut i: usize) -> Result<(usize, bool), ScanError>
             i += 8;
         }
         (i, i - s)
-    };
+    }
     if b.get(i) == Some(&b'-') {
         i += 1;
     }
