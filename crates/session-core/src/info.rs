@@ -77,9 +77,45 @@ struct MessageView<'l> {
     /// The kind of the entry's `message` value.
     message: Option<SpanKind>,
     /// `message.role` when `message` is an object.
-    role: Field<'l>,
+    role: Role,
     /// The kind of `message.content`, when the key is there.
     content: Option<SpanKind>,
+}
+
+/// What a message's role means to the listing.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    User,
+    Assistant,
+    /// Any other string.
+    Other,
+    /// Absent, or not a string.
+    NotText,
+}
+
+impl Role {
+    fn of_field(role: &Field<'_>) -> Role {
+        match role {
+            Field::Str(s) if *s == "user" => Role::User,
+            Field::Str(s) if *s == "assistant" => Role::Assistant,
+            Field::Str(_) => Role::Other,
+            _ => Role::NotText,
+        }
+    }
+
+    /// The role at `span`: one written plainly is known from its bytes, without decoding.
+    #[inline(always)]
+    fn of_span(line: &[u8], span: Option<json::Span>) -> Role {
+        if let Some(json::Span { start, end, kind: SpanKind::Str { escaped: false } }) = span {
+            match &line[start as usize..end as usize] {
+                b"user" => return Role::User,
+                b"assistant" => return Role::Assistant,
+                b"toolResult" => return Role::Other,
+                _ => {}
+            }
+        }
+        Role::of_field(&Field::from_span(line, span))
+    }
 }
 
 fn omitted(at: Option<&crate::lines::Line<'_>>, reason: impl Into<String>) -> Omitted {
@@ -209,10 +245,10 @@ impl InfoBuilder {
                             let message = scanned.field(b, "message").map(|s| s.kind);
                             let (role, content) = match message {
                                 Some(SpanKind::Object) => (
-                                    role_of_span(b, scanned.message_field(b, "role")),
+                                    Role::of_span(b, scanned.message_field(b, "role")),
                                     scanned.message_field(b, "content").map(|s| s.kind),
                                 ),
-                                _ => (Field::Absent, None),
+                                _ => (Role::NotText, None),
                             };
                             let view = MessageView { line, message, role, content };
                             return self
@@ -272,7 +308,7 @@ impl InfoBuilder {
             };
         }
         let Detail::Message { message, role, content, .. } = &entry.detail else { return Ok(()) };
-        let view = MessageView { line, message: *message, role: role.clone(), content: *content };
+        let view = MessageView { line, message: *message, role: Role::of_field(role), content: *content };
         self.message(view, scanned, || entry.timestamp.time_value())
     }
 
@@ -294,11 +330,11 @@ impl InfoBuilder {
             Some(SpanKind::Object) => {}
             Some(_) => return Ok(()),
         }
-        let Field::Str(role) = role else { return Ok(()) };
-        let is_user = role == "user";
-        if !is_user && role != "assistant" {
-            return Ok(());
-        }
+        let is_user = match role {
+            Role::User => true,
+            Role::Assistant => false,
+            Role::Other | Role::NotText => return Ok(()),
+        };
         // `"content" in message`: without the key the message is no activity and has no text.
         let Some(content) = content else { return Ok(()) };
         let line = line.bytes;
@@ -433,19 +469,9 @@ impl InfoBuilder {
     }
 }
 
-/// A message's role: one of Pi's own written plainly is taken as it is, without decoding.
-fn role_of_span(line: &[u8], span: Option<json::Span>) -> Field<'_> {
-    if let Some(json::Span { start, end, kind: SpanKind::Str { escaped: false } }) = span {
-        let raw = &line[start as usize..end as usize];
-        if matches!(raw, b"user" | b"assistant" | b"toolResult") {
-            return Field::Str(JsStr::borrowed(raw));
-        }
-    }
-    Field::from_span(line, span)
-}
-
 /// A number of thirteen digits (a time in milliseconds from 2001 to 2286), as its first and last
 /// eight bytes read big-endian: two such pairs compare as their numbers do.
+#[inline(always)]
 fn thirteen_digits(raw: &[u8]) -> Option<(u64, u64)> {
     let digits: &[u8; 13] = raw.try_into().ok()?;
     let (high, low) = (digits.first_chunk::<8>()?, digits.last_chunk::<8>()?);
