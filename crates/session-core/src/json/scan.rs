@@ -554,13 +554,22 @@ fn pi_message_prefix(b: &[u8]) -> bool {
             == 0
 }
 
-/// Records the four fields of [`PI_PREFIX`] as the walk would.
+/// The four fields of [`PI_PREFIX`] as the walk records them.
+const PI_PREFIX_RECORDED: [Field; 4] = {
+    let mut fields = [Field { key: (0, 0), value: Span { start: 0, end: 0, kind: SpanKind::Null } }; 4];
+    let mut k = 0;
+    while k < 4 {
+        let (key, value) = PI_PREFIX_FIELDS[k];
+        fields[k] = Field { key, value: Span { start: value.0, end: value.1, kind: SpanKind::Str { escaped: false } } };
+        k += 1;
+    }
+    fields
+};
+
+/// Records the four fields of [`PI_PREFIX`] as the walk would, in one copy.
 #[inline(always)]
 fn record_pi_prefix(out: &mut Scanned) {
-    for (key, value) in PI_PREFIX_FIELDS {
-        let value = Span { start: value.0, end: value.1, kind: SpanKind::Str { escaped: false } };
-        out.fields.push(Field { key, value });
-    }
+    out.fields.extend_from_slice(&PI_PREFIX_RECORDED);
 }
 
 /// After [`PI_PREFIX`], the rest of a message line as Pi writes it, read straight through and
