@@ -211,10 +211,6 @@ pub fn with_thread_buffer<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
 /// 1 MiB chunks, 1.035x with 128 KiB).
 const STREAM_CHUNK: u64 = 64 << 10;
 
-/// How many reads of [`STREAM_CHUNK`] a stream's buffer has room for, so that the unfinished
-/// line at the end of a read is moved to the front of the buffer only every few reads.
-const STREAM_ROOM: usize = 4;
-
 /// The longest line a stream holds in memory; longer ones are skipped (as Pi would skip a line it
 /// cannot parse), so that memory stays bounded whatever a file holds.
 pub const MAX_STREAMED_LINE: usize = (1 << 30) + (64 << 10);
@@ -284,12 +280,6 @@ fn stream_lines(
 ) -> std::io::Result<(u64, f64)> {
     use session_core::lines::{LineRule, Lines, ScannedLines};
     let chunk = usize::try_from(chunk.max(1)).unwrap_or(usize::MAX);
-    // Room for a few reads: the bytes of an unfinished line are moved to the front only when the
-    // next read would not fit after them.
-    let room = chunk.saturating_mul(STREAM_ROOM).saturating_add(CACHE_LINE);
-    if buf.len() < room && chunk <= STREAM_CHUNK as usize {
-        buf.resize(room, 0);
-    }
     let mtime = mtime_ms(&meta);
     // `buf[head..head + len]` holds the bytes not yet handed over; the rest of `buf` is room
     // already made. `head` puts each read's destination on a cache line ([`read_start`]).
@@ -373,8 +363,7 @@ fn stream_lines(
                 return Ok((meta.len(), mtime));
             }
             lines_before += last;
-            let rest = head + cut..head + len;
-            head = if rest.end.saturating_add(chunk) <= buf.len() { rest.start } else { carry(buf, rest) };
+            head = carry(buf, head + cut..head + len);
             len -= cut;
             base += cut as u64;
             searched = searched.saturating_sub(cut);
