@@ -341,7 +341,7 @@ impl InfoBuilder {
         let time = match scanned.message_field(line, "timestamp") {
             Some(span) if span.kind == SpanKind::Number => {
                 let raw = &line[span.start as usize..span.end as usize];
-                if let Some(digits) = thirteen_digits(raw) {
+                if let Some(digits) = crate::field::thirteen_digits(raw) {
                     self.latest_ms_digits = self.latest_ms_digits.max(Some(digits));
                     None
                 } else {
@@ -438,11 +438,8 @@ impl InfoBuilder {
             _ => f64::NAN,
         };
         let mut last_activity = self.last_activity;
-        if let Some((high, low)) = self.latest_ms_digits {
-            let mut digits = [0u8; 13];
-            digits[..8].copy_from_slice(&high.to_be_bytes());
-            digits[5..].copy_from_slice(&low.to_be_bytes());
-            let t = crate::field::short_decimal(&digits).unwrap_or(f64::NAN);
+        if let Some(digits) = self.latest_ms_digits {
+            let t = crate::field::thirteen_digits_value(digits);
             last_activity = Some(last_activity.unwrap_or(0.0).max(t));
         }
         let modified = match last_activity {
@@ -467,21 +464,6 @@ impl InfoBuilder {
             all_messages_json,
         })
     }
-}
-
-/// A number of thirteen digits (a time in milliseconds from 2001 to 2286), as its first and last
-/// eight bytes read big-endian: two such pairs compare as their numbers do.
-#[inline(always)]
-fn thirteen_digits(raw: &[u8]) -> Option<(u64, u64)> {
-    let digits: &[u8; 13] = raw.try_into().ok()?;
-    let (high, low) = (digits.first_chunk::<8>()?, digits.last_chunk::<8>()?);
-    let all_digits = |w: u64| {
-        // Each byte in '0'..='9': its high nibble 3 and its value plus 6 still below 0x40.
-        w & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030
-            && w.wrapping_add(0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030
-    };
-    let (high, low) = (u64::from_be_bytes(*high), u64::from_be_bytes(*low));
-    (all_digits(high) && all_digits(low)).then_some((high, low))
 }
 
 /// How a string's raw text is added to the texts: decoded, or escaped again for JSON output.
@@ -654,23 +636,6 @@ mod tests {
             };
             let info = session_info(text.as_bytes(), 0.0, false).unwrap();
             assert_eq!(info.modified.to_bits(), expected.to_bits(), "{text}");
-        }
-    }
-
-    /// Thirteen digits compare as their numbers do; anything else is not taken.
-    #[test]
-    fn thirteen_digits_order_as_numbers() {
-        let mut next = crate::json::scan::tests::xorshift(0x1234_5678_9abc_def1);
-        for _ in 0..100_000 {
-            let (a, b) =
-                (1_000_000_000_000 + next() % 9_000_000_000_000, 1_000_000_000_000 + next() % 9_000_000_000_000);
-            let (da, db) = (thirteen_digits(a.to_string().as_bytes()), thirteen_digits(b.to_string().as_bytes()));
-            assert_eq!(da.cmp(&db), a.cmp(&b), "{a} {b}");
-        }
-        for odd in
-            ["176723426803", "17672342680331", "1767234268.03", "-176723426803", "17672342680e3", "1767234268:33"]
-        {
-            assert_eq!(thirteen_digits(odd.as_bytes()), None, "{odd}");
         }
     }
 
