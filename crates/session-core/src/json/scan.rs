@@ -1794,6 +1794,13 @@ pub(crate) mod tests {
         b.extend_from_slice(b",\"next\\n\"");
         let expected = string_bytewise(b, 0);
         assert_eq!(string(b, 0), expected, "{}", String::from_utf8_lossy(b));
+        // Every kind of lanes the CPU has, not only the widest, which `string` takes.
+        assert_eq!(string_long_with(Lanes16, b, 0), expected, "16-byte lanes: {}", String::from_utf8_lossy(b));
+        #[cfg(target_arch = "x86_64")]
+        if let Some(simd) = pulp::x86::V3::try_new() {
+            let lanes = LongString { lanes: Lanes32(simd), b, open: 0 };
+            assert_eq!(simd.vectorize(lanes), expected, "AVX2 lanes: {}", String::from_utf8_lossy(b));
+        }
         expected.is_ok()
     }
 
@@ -1839,7 +1846,7 @@ pub(crate) mod tests {
 
     /// Every kind of lanes the CPU has gives the masks as they are defined, byte by byte, on
     /// blocks of every byte value, dense in the bytes the masks pick out (the string scan above
-    /// runs on the widest lanes only).
+    /// checks the whole loop on each kind as well).
     #[test]
     fn every_kind_of_lanes_gives_the_defined_masks() {
         const DENSE: &[u8] = b"\"\\ntu\x00\x1f\x20\x7f\x80\xff";
