@@ -20,7 +20,8 @@ struct Cli {
     /// Worker threads (default: all cores).
     #[arg(long, global = true)]
     threads: Option<usize>,
-    /// Map files of 4 MiB or more instead of reading them (the default; a file that shrinks
+    /// Map large files instead of reading them (the default: in a pass over lines, files of 8 MiB
+    /// or more, 64 MiB among many, and the rest of a file from a line of 1 MiB; a file that shrinks
     /// while mapped is detected and read again).
     #[arg(long, global = true, overrides_with = "no_mmap")]
     mmap: bool,

@@ -8,12 +8,13 @@ use std::path::Path;
 /// How to get a file's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReadStrategy {
-    /// Read smaller files, map larger ones ([`MMAP_THRESHOLD`] in a pass over lines,
-    /// [`WHOLE_FILE_MMAP_THRESHOLD`] for a file read whole): the default. A map that shrinks
-    /// under us is detected ([`crate::mmap::Mapped::truncated`]) and the file read again.
+    /// Read smaller files, map larger ones (in a pass over lines: files from
+    /// [`parallel_lines_from`], and the rest of a streamed file from a line of `MAP_LINES_FROM`
+    /// bytes; [`WHOLE_FILE_MMAP_THRESHOLD`] for a file read whole): the default. A map that
+    /// shrinks under us is detected ([`crate::mmap::Mapped::truncated`]) and the file read again.
     #[default]
     Auto,
-    /// Always map.
+    /// Map whenever it is worth it at all: in a pass over lines, files from [`MMAP_THRESHOLD`].
     Mmap,
     /// Always read into memory (`--no-mmap`).
     Buffered,
@@ -40,9 +41,10 @@ pub fn default_strategy() -> ReadStrategy {
     }
 }
 
-/// Files at least this large are mapped under [`ReadStrategy::Auto`] in a pass over their lines
-/// ([`fold_lines`]). Below it, reading through a small buffer that stays in the core's cache is
-/// cheaper than setting up and tearing down a map (see ARCHITECTURE.md).
+/// Files at least this large are mapped under [`ReadStrategy::Mmap`] in a pass over their lines
+/// ([`fold_lines`]); [`ReadStrategy::Auto`] streams every file under [`parallel_lines_from`], as
+/// the bytes the kernel copies into the buffer are in the core's cache when they are scanned, and
+/// a map's are not (see ARCHITECTURE.md).
 pub const MMAP_THRESHOLD: u64 = 4 << 20;
 
 /// Files at least this large are mapped under [`ReadStrategy::Auto`] when they are read whole
@@ -227,7 +229,8 @@ pub fn for_each_line_chunked(
     mut f: impl FnMut(session_core::lines::Line<'_>) -> bool,
 ) -> std::io::Result<(u64, f64)> {
     let opened = open_regular(path)?;
-    stream_opened(opened, rule, buf, chunk, None, StreamStart::default(), |line, _| f(line))
+    let streamed = stream_opened(opened, rule, buf, chunk, None, StreamStart::default(), |line, _| f(line))?;
+    Ok(streamed.done())
 }
 
 /// An open file and its metadata ([`open_regular`]).
@@ -242,14 +245,51 @@ fn for_each_scanned_line_opened(
     options: ScanOptions,
     f: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<(u64, f64)> {
-    stream_opened(opened, rule, buf, STREAM_CHUNK, Some(options), StreamStart::default(), f)
+    let streamed = stream_opened(opened, rule, buf, STREAM_CHUNK, Some(options), StreamStart::default(), f)?;
+    Ok(streamed.done())
 }
 
-/// Where a stream starts: the file's position (already sought to) and the lines before it.
+/// Where a stream starts: the file's position (already sought to) and the lines before it; and
+/// whether a line of [`MAP_LINES_FROM`] bytes or more is read from a map of the file.
 #[derive(Debug, Clone, Copy, Default)]
 struct StreamStart {
     offset: u64,
     lines_before: u64,
+    map_long_lines: bool,
+}
+
+/// How a stream ended.
+enum Streamed {
+    /// Every line was handed over (or `f` stopped): the file's size and mtime (ms).
+    Done(u64, f64),
+    /// The file shrank while a long line was read from its map: what was handed over may hold
+    /// zeros the file never had, and the pass starts over from a fresh state, without maps.
+    Restart,
+}
+
+impl Streamed {
+    /// The size and mtime of a stream that maps no lines (and so never restarts).
+    fn done(self) -> (u64, f64) {
+        match self {
+            Streamed::Done(size, mtime) => (size, mtime),
+            Streamed::Restart => (0, f64::NAN),
+        }
+    }
+}
+
+/// When a streamed line has reached this length in the buffer without its terminator, the file
+/// from that line on is read from a map instead (when the scan is asked for and the read strategy
+/// is [`ReadStrategy::Auto`]): past the size of the core's cache, copying a line into the buffer
+/// gains nothing and costs the copy, and a file with one such line (an image) tends to have more.
+/// Ten files of 30 MB holding 10 MB lines listed in 19.2 ms mapped against 32.7 ms streamed
+/// (session 16), which kept every file of 4 MiB or more mapped until this switch (session 17: in
+/// 15 interleaved runs 36.4 against 34.9 ms with it).
+const MAP_LINES_FROM: usize = 1 << 20;
+
+#[cfg(test)]
+thread_local! {
+    /// How many streams on this thread went on from a map at a long line.
+    static LONG_LINE_MAPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Streams lines to `f`, scanned with `scan` when it is given (else with no scan).
@@ -261,7 +301,7 @@ fn stream_opened(
     scan: Option<ScanOptions>,
     start: StreamStart,
     f: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
-) -> std::io::Result<(u64, f64)> {
+) -> std::io::Result<Streamed> {
     let result = stream_lines(opened, rule, buf, chunk, scan, start, f);
     if buf.capacity() > MAX_KEPT_BUFFER {
         *buf = Vec::new();
@@ -277,7 +317,7 @@ fn stream_lines(
     scan: Option<ScanOptions>,
     start: StreamStart,
     mut f: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
-) -> std::io::Result<(u64, f64)> {
+) -> std::io::Result<Streamed> {
     use session_core::lines::{LineRule, Lines, ScannedLines};
     let chunk = usize::try_from(chunk.max(1)).unwrap_or(usize::MAX);
     let mtime = mtime_ms(&meta);
@@ -286,6 +326,7 @@ fn stream_lines(
     let mut head = read_start(buf, 0);
     let mut len = 0usize;
     let (mut base, mut lines_before, mut eof) = (start.offset, start.lines_before, false);
+    let map_long_lines = start.map_long_lines && scan.is_some() && default_strategy() == ReadStrategy::Auto;
     // Bytes of `buf` already searched for a terminator (so a long line is searched once).
     let mut searched = 0usize;
     loop {
@@ -308,6 +349,23 @@ fn stream_lines(
             searched = end;
             found.map_or(0, |p| from + p + 1)
         };
+        if cut == 0
+            && map_long_lines
+            && len >= MAP_LINES_FROM
+            && let Some(options) = scan
+            && let Ok(map) = crate::mmap::map(&file)
+        {
+            // The rest of the file from the map: a file with one such line tends to have more
+            // (images), and each would be mapped again.
+            #[cfg(test)]
+            LONG_LINE_MAPS.with(|n| n.set(n.get() + 1));
+            let start = StreamStart { offset: base, lines_before, map_long_lines: false };
+            scan_map_from(&map, start, rule, options, &mut f);
+            if map.truncated() {
+                return Ok(Streamed::Restart);
+            }
+            return Ok(Streamed::Done(meta.len(), mtime));
+        }
         if cut == 0 && len > MAX_STREAMED_LINE {
             // Too long to hold: skip to the next terminator, counting it as one unparsable line.
             lines_before += 1;
@@ -331,7 +389,7 @@ fn stream_lines(
                 }
                 base += n as u64;
                 if at_end {
-                    return Ok((meta.len(), mtime));
+                    return Ok(Streamed::Done(meta.len(), mtime));
                 }
             }
             continue;
@@ -360,7 +418,7 @@ fn stream_lines(
                 }
             };
             if stopped {
-                return Ok((meta.len(), mtime));
+                return Ok(Streamed::Done(meta.len(), mtime));
             }
             lines_before += last;
             head = carry(buf, head + cut..head + len);
@@ -369,7 +427,7 @@ fn stream_lines(
             searched = searched.saturating_sub(cut);
         }
         if eof {
-            return Ok((meta.len(), mtime));
+            return Ok(Streamed::Done(meta.len(), mtime));
         }
     }
 }
@@ -545,13 +603,14 @@ fn line_start_within(bytes: &[u8], at: usize, limit: usize) -> Option<usize> {
     }
 }
 
-/// Opens a file; if it has `parallel_from` bytes or more, maps it and calls `step` with
-/// each line under `rule` and its scan, in order, until `step` returns false (a file of
-/// [`MMAP_THRESHOLD`] or more but under `parallel_from` is mapped and scanned on this thread,
-/// [`scan_mapped_here`]; a smaller one goes back to the caller's stream). The file goes in
-/// rounds: each round's bytes are cut into pieces at line starts, and the pieces are split into
-/// lines and scanned on all cores, then handed over in order. From a line longer than
-/// `long_line(size)` on, the rest of the file is streamed through `buf`.
+/// Opens a file and calls `step` with each line under `rule` and its scan, in order, until
+/// `step` returns false. A file under `parallel_from` bytes is streamed through `buf`, a line of
+/// [`MAP_LINES_FROM`] bytes or more read from a map (under [`ReadStrategy::Mmap`], one of
+/// [`MMAP_THRESHOLD`] or more is mapped and scanned on this thread, [`scan_mapped_here`]; under
+/// [`ReadStrategy::Buffered`] every one goes back to the caller's stream). A larger file is
+/// mapped and goes in rounds: each round's bytes are cut into pieces at line starts, and the
+/// pieces are split into lines and scanned on all cores, then handed over in order. From a line
+/// longer than `long_line(size)` on, the rest of the file is streamed through `buf`.
 fn for_each_scanned_line(
     path: &Path,
     rule: session_core::lines::LineRule,
@@ -563,11 +622,22 @@ fn for_each_scanned_line(
 ) -> std::io::Result<ScannedPass> {
     use rayon::prelude::*;
     let (mut file, meta) = open_regular(path)?;
-    if meta.len() < MMAP_THRESHOLD || default_strategy() == ReadStrategy::Buffered {
-        return Ok(ScannedPass::Stream((file, meta)));
-    }
-    if meta.len() < parallel_from {
-        return scan_mapped_here(path, (file, meta), rule, options, step);
+    match default_strategy() {
+        ReadStrategy::Buffered => return Ok(ScannedPass::Stream((file, meta))),
+        ReadStrategy::Mmap if meta.len() < MMAP_THRESHOLD => return Ok(ScannedPass::Stream((file, meta))),
+        ReadStrategy::Mmap if meta.len() < parallel_from => {
+            return scan_mapped_here(path, (file, meta), rule, options, step);
+        }
+        ReadStrategy::Auto if meta.len() < parallel_from => {
+            // Copied through the buffer, whose bytes the scan then finds in the core's cache:
+            // from a map it would read them from memory (see ARCHITECTURE.md, "read").
+            let start = StreamStart { map_long_lines: true, ..StreamStart::default() };
+            return match stream_opened((file, meta), rule, buf, STREAM_CHUNK, Some(options), start, step)? {
+                Streamed::Done(size, mtime) => Ok(ScannedPass::Done(size, mtime)),
+                Streamed::Restart => open_regular(path).map(ScannedPass::Stream),
+            };
+        }
+        _ => {}
     }
     let Ok(map) = crate::mmap::map(&file) else { return Ok(ScannedPass::Stream((file, meta))) };
     let (mtime, meta_len) = (mtime_ms(&meta), meta.len());
@@ -595,7 +665,7 @@ fn for_each_scanned_line(
             }
             use std::io::{Seek, SeekFrom};
             file.seek(SeekFrom::Start(pos as u64))?;
-            let start = StreamStart { offset: pos as u64, lines_before };
+            let start = StreamStart { offset: pos as u64, lines_before, map_long_lines: false };
             stream_opened((file, meta), rule, buf, STREAM_CHUNK, Some(options), start, step)?;
             return Ok(ScannedPass::Done(meta_len, mtime));
         }
@@ -655,31 +725,47 @@ fn scan_mapped_here(
     (file, meta): Opened,
     rule: session_core::lines::LineRule,
     options: ScanOptions,
-    mut step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
+    step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<ScannedPass> {
     let Ok(map) = crate::mmap::map(&file) else { return Ok(ScannedPass::Stream((file, meta))) };
-    let mut lines = session_core::lines::ScannedLines::new(&map, rule, options);
-    let mut released = 0;
-    while let Some((line, scanned)) = lines.next() {
-        let start = line.offset as usize;
-        if !step(line, scanned) {
-            break;
-        }
-        if start - released >= RELEASE_EVERY {
-            map.release(released..start);
-            released = start;
-        }
-    }
-    // Its scan goes back to the thread (`ScannedLines`' drop) before the map is given up.
-    drop(lines);
+    scan_map_from(&map, StreamStart::default(), rule, options, step);
     finish_mapped(map, path, &meta)
 }
 
+/// Splits and scans the lines of `map` from `start` on this thread, handing each to `step` (with
+/// offsets in the file, and numbers after `start.lines_before`) until it returns false; the pages
+/// read are given back every [`RELEASE_EVERY`] bytes. The caller checks the map for truncation.
+fn scan_map_from(
+    map: &crate::mmap::Mapped,
+    start: StreamStart,
+    rule: session_core::lines::LineRule,
+    options: ScanOptions,
+    mut step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
+) {
+    let from = usize::try_from(start.offset).unwrap_or(usize::MAX).min(map.len());
+    let mut lines = session_core::lines::ScannedLines::new(&map[from..], rule, options);
+    let mut released = from;
+    while let Some((mut line, scanned)) = lines.next() {
+        line.offset += from as u64;
+        line.number += start.lines_before;
+        let at = line.offset as usize;
+        if !step(line, scanned) {
+            break;
+        }
+        if at - released >= RELEASE_EVERY {
+            map.release(released..at);
+            released = at;
+        }
+    }
+    // Its scan goes back to the thread (`ScannedLines`' drop) before the map is given up.
+}
+
 /// One pass over a file's lines with a state made by `init` and fed by `step` (false to stop):
-/// [`for_each_scanned_line`] when the file has `parallel_from` bytes or more (see
-/// [`parallel_lines_from`]), the map on this thread from [`MMAP_THRESHOLD`], else (or when the
-/// mapped file shrank) the stream through `buf` from a fresh state. Returns the state, the file's size and its mtime
-/// (ms). Every line but a blank one comes with its scan, made with `options`.
+/// [`for_each_scanned_line`] (rounds on all cores when the file has `parallel_from` bytes or
+/// more, see [`parallel_lines_from`]; else the stream through `buf`, which goes on from a map at
+/// a long line), or, when a mapped file shrank (or under [`ReadStrategy::Buffered`]), the plain
+/// stream from a fresh state. Returns the state, the file's size and its mtime (ms). Every line
+/// but a blank one comes with its scan, made with `options`.
 pub fn fold_lines<S>(
     path: &Path,
     rule: session_core::lines::LineRule,
@@ -784,56 +870,92 @@ mod tests {
         lines
     }
 
-    /// A file between the map threshold and the size for rounds is mapped and scanned on the
-    /// calling thread: it hands over the lines the stream gives (numbers, offsets, terminators,
-    /// scans), all of them or up to where `step` stops, and reports the file done (a file not
-    /// mapped would be handed back to the stream).
+    /// A file under the size for rounds is streamed, and from a line of [`MAP_LINES_FROM`] bytes
+    /// or more (in the middle, or last and unterminated) goes on from a map: it hands over the
+    /// lines the plain stream gives (numbers, offsets, terminators, scans), all of them or up to
+    /// where `step` stops, before, at and after the long line; under [`ReadStrategy::Mmap`] the
+    /// file is mapped whole and scanned on the calling thread, with the same lines.
     #[test]
-    fn mid_sized_files_are_scanned_from_their_map_as_the_stream_reads_them() {
-        let mut bytes = Vec::new();
-        let mut k = 0usize;
-        while bytes.len() < MMAP_THRESHOLD as usize + (1 << 20) {
-            let text = "y".repeat(k * 37 % 5000);
-            let line = match k % 5 {
-                0 => format!(r#"{{"type":"message","id":"m{k}","message":{{"role":"user","content":"{text}"}}}}"#),
-                1 => format!(r#"{{"type":"custom","data":"{text}""#),
-                2 => String::new(),
-                3 => format!(r#"{{"type":"message","message":{{"role":"assistant","usage":{{"input":{k}}}}}}}"#),
-                _ => format!(r#"  {{"type":"label","label":"{text}"}}  "#),
-            };
-            bytes.extend_from_slice(line.as_bytes());
-            bytes.extend_from_slice(if k.is_multiple_of(7) { b"\r\n" } else { b"\n" });
-            k += 1;
-        }
-        bytes.extend_from_slice(b"{\"type\":\"unterminated\"");
-        let path = std::env::temp_dir().join(format!("session-scan-mid-sized-{}.jsonl", std::process::id()));
-        std::fs::write(&path, &bytes).unwrap();
-        assert!((MMAP_THRESHOLD..PARALLEL_LINES_MIN).contains(&(bytes.len() as u64)));
-        for rule in [LineRule::Newline, LineRule::Readline] {
-            let options = ScanOptions::default();
-            let streamed = streamed(&path, rule, options);
-            assert!(streamed.len() > 3_000, "{}", streamed.len());
-            for stop_after in [usize::MAX, 1234] {
-                let mut passed = Vec::new();
-                let pass = for_each_scanned_line(
-                    &path,
-                    rule,
-                    options,
-                    &mut Vec::new(),
-                    PARALLEL_LINES_MIN,
-                    |_| usize::MAX,
-                    |line, scan| {
-                        passed.push(describe(line, scan));
-                        passed.len() < stop_after
-                    },
-                )
-                .unwrap();
-                assert!(matches!(pass, ScannedPass::Done(..)));
-                assert_eq!(passed, streamed[..stop_after.min(streamed.len())], "{rule:?}");
+    fn long_lines_of_a_stream_are_read_from_a_map_as_the_stream_reads_them() {
+        for long_last in [false, true] {
+            let mut bytes = Vec::new();
+            let mut k = 0usize;
+            while bytes.len() < MMAP_THRESHOLD as usize + (1 << 20) {
+                let text = if k == 700 || k == 1800 {
+                    "z".repeat(MAP_LINES_FROM * 3 / 2 + 4321)
+                } else {
+                    "y".repeat(k * 37 % 2000)
+                };
+                let line = match k % 5 {
+                    0 => format!(r#"{{"type":"message","id":"m{k}","message":{{"role":"user","content":"{text}"}}}}"#),
+                    1 => format!(r#"{{"type":"custom","data":"{text}""#),
+                    2 => String::new(),
+                    3 => format!(r#"{{"type":"message","message":{{"role":"assistant","usage":{{"input":{k}}}}}}}"#),
+                    _ => format!(r#"  {{"type":"label","label":"{text}"}}  "#),
+                };
+                bytes.extend_from_slice(line.as_bytes());
+                bytes.extend_from_slice(if k.is_multiple_of(7) { b"\r\n" } else { b"\n" });
+                k += 1;
             }
+            if long_last {
+                bytes.extend_from_slice(
+                    format!(r#"{{"type":"custom","data":"{}"}}"#, "w".repeat(MAP_LINES_FROM * 3 / 2)).as_bytes(),
+                );
+            } else {
+                bytes.extend_from_slice(b"{\"type\":\"unterminated\"");
+            }
+            let path =
+                std::env::temp_dir().join(format!("session-scan-long-lines-{}-{long_last}.jsonl", std::process::id()));
+            std::fs::write(&path, &bytes).unwrap();
+            assert!((bytes.len() as u64) < PARALLEL_LINES_MIN);
+            for rule in [LineRule::Newline, LineRule::Readline] {
+                let options = ScanOptions::default();
+                let streamed = streamed(&path, rule, options);
+                assert!(streamed.len() > 1_900, "{}", streamed.len());
+                for stop_after in [usize::MAX, 500, 701, 1234] {
+                    for strategy in [ReadStrategy::Auto, ReadStrategy::Mmap] {
+                        let maps_before = LONG_LINE_MAPS.with(std::cell::Cell::get);
+                        let mut passed = Vec::new();
+                        let pass = with_strategy(strategy, || {
+                            for_each_scanned_line(
+                                &path,
+                                rule,
+                                options,
+                                &mut Vec::new(),
+                                PARALLEL_LINES_MIN,
+                                |_| usize::MAX,
+                                |line, scan| {
+                                    passed.push(describe(line, scan));
+                                    passed.len() < stop_after
+                                },
+                            )
+                        })
+                        .unwrap();
+                        assert!(matches!(pass, ScannedPass::Done(..)));
+                        assert_eq!(passed, streamed[..stop_after.min(streamed.len())], "{rule:?} {strategy:?}");
+                        // The stream went on from a map exactly when it reached the first long line.
+                        let mapped = LONG_LINE_MAPS.with(std::cell::Cell::get) - maps_before;
+                        let reached = stop_after > 700 && strategy == ReadStrategy::Auto;
+                        assert_eq!(mapped, usize::from(reached), "{rule:?} {strategy:?} {stop_after}");
+                    }
+                }
+            }
+            std::fs::remove_file(&path).unwrap();
         }
-        std::fs::remove_file(&path).unwrap();
     }
+
+    /// Runs `f` with the read strategy set to `strategy` on this thread's passes (the default
+    /// again afterwards).
+    fn with_strategy<R>(strategy: ReadStrategy, f: impl FnOnce() -> R) -> R {
+        let _guard = STRATEGY_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        set_default_strategy(strategy);
+        let out = f();
+        set_default_strategy(ReadStrategy::Auto);
+        out
+    }
+
+    /// The strategy is process-wide: tests that change it take turns.
+    static STRATEGY_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
     /// A mapped file whose lines grow past the cut search's reach is handed over as the stream
     /// gives it: the rounds before the long line, then the stream from its start, with the same
