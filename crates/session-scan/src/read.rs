@@ -282,8 +282,8 @@ impl Streamed {
 /// is [`ReadStrategy::Auto`]): past the size of the core's cache, copying a line into the buffer
 /// gains nothing and costs the copy, and a file with one such line (an image) tends to have more.
 /// Ten files of 30 MB holding 10 MB lines listed in 19.2 ms mapped against 32.7 ms streamed
-/// (session 16), which kept every file of 4 MiB or more mapped until this switch (session 17: in
-/// 15 interleaved runs 36.4 against 34.9 ms with it).
+/// (session 16), which kept every file of 4 MiB or more mapped until this switch (session 17:
+/// 36.4 ms with the switch against 34.9 ms with those files mapped whole, 15 interleaved runs).
 const MAP_LINES_FROM: usize = 1 << 20;
 
 #[cfg(test)]
