@@ -944,6 +944,63 @@ mod tests {
         }
     }
 
+    /// A file cut short by another writer while the stream reads a long line from its map is read
+    /// again from a fresh state: the pass's result is the plain stream's of the shorter file, not
+    /// a mix of what was handed over before and after the cut.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_cut_while_a_long_line_is_read_from_its_map_is_read_again() {
+        let mut bytes = Vec::new();
+        for k in 0..400 {
+            bytes.extend_from_slice(
+                format!(
+                    r#"{{"type":"message","id":"m{k}","message":{{"role":"user","content":"{}"}}}}"#,
+                    "y".repeat(k % 700)
+                )
+                .as_bytes(),
+            );
+            bytes.push(b'\n');
+        }
+        let short_end = bytes.len();
+        bytes.extend_from_slice(
+            format!(r#"{{"type":"custom","data":"{}"}}"#, "z".repeat(MAP_LINES_FROM * 3)).as_bytes(),
+        );
+        bytes.push(b'\n');
+        for k in 0..50 {
+            bytes.extend_from_slice(format!(r#"{{"type":"label","label":"after {k}"}}"#).as_bytes());
+            bytes.push(b'\n');
+        }
+        let path = std::env::temp_dir().join(format!("session-scan-cut-long-line-{}.jsonl", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let (mut cut, maps_before) = (false, LONG_LINE_MAPS.with(std::cell::Cell::get));
+        let (lines, _, _) = with_strategy(ReadStrategy::Auto, || {
+            fold_lines(
+                &path,
+                LineRule::Readline,
+                &mut Vec::new(),
+                ScanOptions::default(),
+                PARALLEL_LINES_MIN,
+                Vec::new,
+                |lines: &mut Vec<String>, line, scan| {
+                    if line.bytes.len() > MAP_LINES_FROM && !cut {
+                        // Another writer cuts the file back to its short lines.
+                        cut = true;
+                        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(short_end as u64).unwrap();
+                    }
+                    lines.push(describe(line, scan));
+                    true
+                },
+            )
+        })
+        .unwrap();
+        assert!(cut, "the long line was handed over");
+        assert_eq!(LONG_LINE_MAPS.with(std::cell::Cell::get) - maps_before, 1, "it was read from the map");
+        let expected = streamed(&path, LineRule::Readline, ScanOptions::default());
+        assert_eq!(expected.len(), 400);
+        assert_eq!(lines, expected);
+        std::fs::remove_file(&path).unwrap();
+    }
+
     /// Runs `f` with the read strategy set to `strategy` on this thread's passes (the default
     /// again afterwards).
     fn with_strategy<R>(strategy: ReadStrategy, f: impl FnOnce() -> R) -> R {
