@@ -250,7 +250,8 @@ fn for_each_scanned_line_opened(
 }
 
 /// Where a stream starts: the file's position (already sought to) and the lines before it; and
-/// whether a line of [`MAP_LINES_FROM`] bytes or more is read from a map of the file.
+/// whether a line of [`MAP_LINES_FROM`] bytes or more is read from a map of the file (set only by
+/// a scanned pass under [`ReadStrategy::Auto`], which decides the strategy once per file).
 #[derive(Debug, Clone, Copy, Default)]
 struct StreamStart {
     offset: u64,
@@ -326,7 +327,6 @@ fn stream_lines(
     let mut head = read_start(buf, 0);
     let mut len = 0usize;
     let (mut base, mut lines_before, mut eof) = (start.offset, start.lines_before, false);
-    let map_long_lines = start.map_long_lines && scan.is_some() && default_strategy() == ReadStrategy::Auto;
     // Bytes of `buf` already searched for a terminator (so a long line is searched once).
     let mut searched = 0usize;
     loop {
@@ -350,7 +350,7 @@ fn stream_lines(
             found.map_or(0, |p| from + p + 1)
         };
         if cut == 0
-            && map_long_lines
+            && start.map_long_lines
             && len >= MAP_LINES_FROM
             && let Some(options) = scan
             && let Ok(map) = crate::mmap::map(&file)
