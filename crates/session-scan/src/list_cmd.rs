@@ -40,7 +40,8 @@ pub struct ListArgs {
     /// The array with the reference's field names.
     #[arg(long, conflicts_with = "ndjson")]
     json: bool,
-    /// One JSON object per line, printed as each file is read (unordered).
+    /// One JSON object per line, printed as each file is read (unordered); with --limit, the
+    /// newest N, newest first, printed once they are known.
     #[arg(long)]
     ndjson: bool,
 }
@@ -103,7 +104,8 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut failed = false;
-    if a.ndjson {
+    // Rows in arrival order cannot be the newest N: under --limit they are cut and sorted first.
+    if a.ndjson && a.limit.is_none() {
         let (tx, rx) = std::sync::mpsc::channel::<Listed>();
         let printed = std::thread::scope(|s| {
             s.spawn(move || list::read_infos_streaming(&candidates, texts, hide_internal, tx));
@@ -135,14 +137,20 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         list::presort(&scope, &mut listed);
     }
     for l in &listed {
-        failed |= report_omitted(l, a.json);
+        failed |= report_omitted(l, a.json || a.ndjson);
     }
     listed.retain(keep);
     list::sort_by_modified(&mut listed);
     if let Some(lim) = a.limit {
         listed.truncate(lim);
     }
-    let written = if a.json {
+    let written = if a.ndjson {
+        listed.iter().try_for_each(|l| {
+            let mut line = row_json(l, &fields);
+            line.push(b'\n');
+            out.write_all(&line)
+        })
+    } else if a.json {
         // Rows are serialised in parallel, a batch at a time: the array is never held whole.
         (|| {
             use rayon::prelude::*;
@@ -214,21 +222,52 @@ fn row_json(l: &Listed, fields: &[String]) -> Vec<u8> {
     buf
 }
 
+/// The table's width in columns: `COLUMNS` when set to a number (as `ls` reads it), else the
+/// terminal's, else 120; never under 60.
+fn table_width() -> usize {
+    let columns = std::env::var("COLUMNS").ok().and_then(|v| v.trim().parse::<usize>().ok()).filter(|&w| w > 0);
+    columns.or_else(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0))).unwrap_or(120).max(60)
+}
+
+/// `s` on one line in exactly `w` terminal columns (wide characters such as CJK and emoji take
+/// two): control characters become spaces, a longer text is cut and ends with `…`, a shorter one
+/// is padded with spaces.
+fn fit(s: &str, w: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let one = s.chars().map(|c| if c.is_control() { ' ' } else { c });
+    let width_of = |c: char| c.width().unwrap_or(0);
+    let total: usize = one.clone().map(width_of).sum();
+    let mut out = String::with_capacity(s.len().min(4 * w) + w);
+    let used = if total <= w {
+        out.extend(one);
+        total
+    } else {
+        let room = w.saturating_sub(1);
+        let mut used = 0;
+        for c in one {
+            if used + width_of(c) > room {
+                break;
+            }
+            used += width_of(c);
+            out.push(c);
+        }
+        if w > 0 {
+            out.push('…');
+            used += 1;
+        }
+        used
+    };
+    out.extend(std::iter::repeat_n(' ', w.saturating_sub(used)));
+    out
+}
+
 /// A table that fits the terminal: modified, messages, name or first message, cwd.
 fn table(listed: &[Listed]) -> String {
-    let width = terminal_size::terminal_size().map_or(120, |(w, _)| usize::from(w.0)).max(60);
+    let width = table_width();
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let (dim, bold, reset) = if color { ("\x1b[2m", "\x1b[1m", "\x1b[0m") } else { ("", "", "") };
     let cwd_width = (width / 4).clamp(10, 40);
     let title_width = width.saturating_sub(16 + 1 + 6 + 2 + cwd_width + 2);
-    let fit = |s: &str, w: usize| -> String {
-        let one: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-        if one.chars().count() <= w {
-            format!("{one:<w$}")
-        } else {
-            format!("{}…", one.chars().take(w.saturating_sub(1)).collect::<String>())
-        }
-    };
     let mut out = format!(
         "{bold}{:<16} {:>6}  {}  {}{reset}\n",
         "modified",

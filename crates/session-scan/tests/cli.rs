@@ -257,6 +257,12 @@ fn limit_and_since_leave_files_that_cannot_qualify_unopened() {
     assert_eq!(limited.status.code(), Some(0), "{}", String::from_utf8_lossy(&limited.stderr));
     let limited: serde_json::Value = serde_json::from_slice(&limited.stdout).unwrap();
     assert_eq!(limited.as_array().unwrap(), &full[..5]);
+    // --ndjson --limit: the same newest rows in the same order, not the first ones read.
+    for limit in ["1", "5", "300"] {
+        let streamed = run(scan().args(["list", "--ndjson", "--limit", limit]).arg(&dir));
+        assert_eq!(streamed.status.code(), Some(0), "{}", String::from_utf8_lossy(&streamed.stderr));
+        assert_eq!(json_lines(&streamed.stdout), &full[..limit.parse().unwrap()], "--limit {limit}");
+    }
     // --since: the rows modified on or after the date, and the broken file left unopened.
     let since = run(scan().args(["list", "--json", "--since", "2026-05-01"]).arg(&dir));
     assert_eq!(since.status.code(), Some(0), "{}", String::from_utf8_lossy(&since.stderr));
@@ -265,5 +271,43 @@ fn limit_and_since_leave_files_that_cannot_qualify_unopened() {
         full.iter().filter(|r| r["modified"].as_str().unwrap() >= "2026-05-01T00:00:00.000Z").collect();
     assert_eq!(since.as_array().unwrap().iter().collect::<Vec<_>>(), expected);
     assert_eq!(expected.len(), 32);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The default table fits `COLUMNS` in terminal columns, counting CJK and emoji as two columns
+/// each, whatever the first messages and cwds hold (tabs and newlines included).
+#[test]
+fn the_table_fits_the_width_in_terminal_columns() {
+    use unicode_width::UnicodeWidthStr;
+    let dir = scratch("table");
+    let texts = [
+        "数据处理管道的重构：把所有的解析器换成流式读取，然后测量内存与速度".to_string(),
+        "🚀🚀🚀 ship it 🚀🚀🚀 and then 🎉🎉🎉 celebrate with the whole team 🎉".to_string(),
+        "line one\nline two\tand a tab, then café naïve résumé, well past any width ".repeat(3),
+        "short".to_string(),
+    ];
+    for (k, text) in texts.iter().enumerate() {
+        let cwd = format!("/home/ユーザー/プロジェクト/とても長いディレクトリの名前/{k}");
+        let header = HEADER.replace(r#""cwd":"/w""#, &format!("\"cwd\":{}", serde_json::json!(cwd)));
+        let message = MESSAGE.replace(r#""content":"hi""#, &format!("\"content\":{}", serde_json::json!(text)));
+        std::fs::write(dir.join(format!("s{k}.jsonl")), format!("{header}\n{message}\n")).unwrap();
+    }
+    for width in [60usize, 80, 133] {
+        let out = run(scan().args(["list", "--dir"]).arg(&dir).env("COLUMNS", width.to_string()).env("NO_COLOR", "1"));
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        // A header, the four rows and the count.
+        assert_eq!(lines.len(), 6, "{text}");
+        for line in &lines {
+            assert!(line.width() <= width, "{} columns, more than {width}: {line:?}", line.width());
+        }
+        // The rows (every cwd is long) fill the width exactly (one column short when a wide character
+        // would straddle the edge).
+        for line in &lines[1..5] {
+            assert!(line.width() >= width - 1, "{} columns of {width}: {line:?}", line.width());
+        }
+        assert!(lines[1..5].iter().any(|l| l.contains('…')), "{text}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
