@@ -329,6 +329,9 @@ pub fn read_newest(
 ) -> Vec<Listed> {
     const BATCH: usize = 256;
     let mut read = Vec::new();
+    if limit == 0 {
+        return read;
+    }
     let mut start = 0;
     while start < candidates.len() {
         let end = (start + BATCH.max(limit)).min(candidates.len());
@@ -337,7 +340,7 @@ pub fn read_newest(
         let Some(next_mtime) = candidates.get(start).and_then(|c| c.mtime) else { continue };
         let mut newest: Vec<f64> =
             read.iter().filter(|l| keep(l)).filter_map(|l| l.info.as_ref().ok()).map(|i| i.modified).collect();
-        if limit == 0 || newest.len() < limit || newest.iter().any(|m| m.is_nan()) {
+        if newest.len() < limit || newest.iter().any(|m| m.is_nan()) {
             continue;
         }
         newest.sort_by(|a, b| b.total_cmp(a));

@@ -257,6 +257,13 @@ fn limit_and_since_leave_files_that_cannot_qualify_unopened() {
     assert_eq!(limited.status.code(), Some(0), "{}", String::from_utf8_lossy(&limited.stderr));
     let limited: serde_json::Value = serde_json::from_slice(&limited.stdout).unwrap();
     assert_eq!(limited.as_array().unwrap(), &full[..5]);
+    // --limit 0: nothing, and nothing opened (the broken file would be reported).
+    for format in ["--json", "--ndjson"] {
+        let none = run(scan().args(["list", format, "--limit", "0"]).arg(&dir));
+        assert_eq!(none.status.code(), Some(0), "{}", String::from_utf8_lossy(&none.stderr));
+        let text = String::from_utf8(none.stdout).unwrap();
+        assert_eq!(text, if format == "--json" { "[]\n" } else { "" });
+    }
     // --ndjson --limit: the same newest rows in the same order, not the first ones read.
     for limit in ["1", "5", "300"] {
         let streamed = run(scan().args(["list", "--ndjson", "--limit", limit]).arg(&dir));
