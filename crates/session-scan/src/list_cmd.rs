@@ -69,6 +69,13 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     };
     let root = a.root.clone().or(a.root_dir.clone()).unwrap_or_else(|| list::default_root(a.atomic));
     let resolved_cwd = a.cwd.as_deref().map(list::resolve_path);
+    // Pi lists nothing, silently, from a folder that is not there; we say why the list is empty.
+    // (A cwd without sessions has no folder of its own under the root: not worth a word.)
+    let folder = a.dir.as_ref().unwrap_or(&root);
+    if !folder.is_dir() {
+        let why = if folder.exists() { "not a folder" } else { "no such folder" };
+        eprintln!("session-scan: {}: {why}; no sessions to list", folder.display());
+    }
     let scope = match (&a.dir, &resolved_cwd) {
         (Some(dir), cwd) => Scope::Dir { dir: dir.clone(), filter: cwd.clone() },
         (None, Some(cwd)) => {
