@@ -241,29 +241,29 @@ fn table_width() -> usize {
 /// is padded with spaces.
 fn fit(s: &str, w: usize) -> String {
     use unicode_width::UnicodeWidthChar;
-    let one = s.chars().map(|c| if c.is_control() { ' ' } else { c });
-    let width_of = |c: char| c.width().unwrap_or(0);
-    let total: usize = one.clone().map(width_of).sum();
-    let mut out = String::with_capacity(s.len().min(4 * w) + w);
-    let used = if total <= w {
-        out.extend(one);
-        total
-    } else {
-        let room = w.saturating_sub(1);
-        let mut used = 0;
-        for c in one {
-            if used + width_of(c) > room {
-                break;
+    let mut out = String::new();
+    let mut used = 0;
+    // Where the text is cut if it turns out too wide: before the first character that leaves no
+    // room for the `…` (the text is read only that far, however long it is).
+    let mut cut: Option<(usize, usize)> = None;
+    for c in s.chars().map(|c| if c.is_control() { ' ' } else { c }) {
+        let width = c.width().unwrap_or(0);
+        if used + width > w {
+            let (len, at) = cut.unwrap_or((out.len(), used));
+            out.truncate(len);
+            used = at;
+            if w > 0 {
+                out.push('…');
+                used += 1;
             }
-            used += width_of(c);
-            out.push(c);
+            break;
         }
-        if w > 0 {
-            out.push('…');
-            used += 1;
+        if cut.is_none() && used + width >= w {
+            cut = Some((out.len(), used));
         }
-        used
-    };
+        out.push(c);
+        used += width;
+    }
     out.extend(std::iter::repeat_n(' ', w.saturating_sub(used)));
     out
 }
@@ -302,4 +302,34 @@ fn table(listed: &[Listed]) -> String {
     }
     out.push_str(&format!("{dim}{} sessions{reset}\n", listed.len()));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit;
+    use unicode_width::UnicodeWidthStr;
+
+    #[test]
+    fn fit_gives_exactly_the_columns_asked_for() {
+        // (text, width, expected)
+        let cases = [
+            ("abc", 5, "abc  "),
+            ("abcde", 5, "abcde"),
+            ("abcdef", 5, "abcd…"),
+            ("a\tb\nc", 5, "a b c"),
+            // A wide character that would straddle the edge is left out; the padding makes up.
+            ("数据处理", 5, "数据…"),
+            ("数据处理", 8, "数据处理"),
+            ("数据处理x", 8, "数据处… "),
+            ("🚀🚀", 3, "🚀…"),
+            ("e\u{301}tude", 5, "e\u{301}tude"),
+            ("", 3, "   "),
+            ("abc", 0, ""),
+        ];
+        for (text, width, expected) in cases {
+            let got = fit(text, width);
+            assert_eq!(got, expected, "{text:?} in {width}");
+            assert_eq!(got.width(), width, "{text:?} in {width}");
+        }
+    }
 }
