@@ -73,6 +73,11 @@ pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
         until: a.until.as_deref().map(parse_day).transpose()?,
         tz,
     };
+    if let (Some(since), Some(until)) = (opts.since, opts.until)
+        && since > until
+    {
+        eprintln!("session-scan: --since {since} is after --until {until}: no usage can fall between them");
+    }
     let root = a.root.clone().unwrap_or_else(|| session_scan::list::default_root(false));
     let files = session_scan::expand_paths(&[root]);
     let done = AtomicUsize::new(0);

@@ -341,3 +341,21 @@ fn a_missing_root_lists_nothing_and_says_why() {
     assert_eq!((out.status.code(), &out.stdout[..], &out.stderr[..]), (Some(0), &b"[]\n"[..], &b""[..]));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `usage` with `--since` after `--until` reports nothing, as the range holds no day, and says so.
+#[test]
+fn usage_with_since_after_until_says_the_range_is_empty() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora/sample-16/sessions");
+    let out =
+        run(scan().args(["usage", "daily", "--json", "--since", "2025-02-01", "--until", "2025-01-01"]).arg(&corpus));
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["rows"], serde_json::json!([]));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--since 2025-02-01 is after --until 2025-01-01"));
+    // The same range the right way round has rows, and no such word.
+    let out =
+        run(scan().args(["usage", "daily", "--json", "--since", "2025-01-01", "--until", "2025-02-01"]).arg(&corpus));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!report["rows"].as_array().unwrap().is_empty());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("is after"));
+}
