@@ -443,19 +443,67 @@ pub fn cwd_matches(info: &SessionInfo<'_>, resolved_cwd: &str) -> bool {
 /// (`ATOMIC_…`, then `PI_…`, and `~/.atomic` for Atomic).
 pub fn default_root(atomic: bool) -> PathBuf {
     let home = std::env::var("HOME").unwrap_or_default();
-    let expand = |v: String| {
-        if v == "~" { home.clone() } else { v.strip_prefix("~/").map_or(v.clone(), |r| format!("{home}/{r}")) }
-    };
     let vars: &[&str] =
         if atomic { &["ATOMIC_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"] } else { &["PI_CODING_AGENT_DIR"] };
+    agent_dir(atomic, &home, vars).join("sessions")
+}
+
+/// The agent folder: the first of `vars` that is set (`~` expanded), else `~/.pi/agent` (`~/.atomic/agent`).
+fn agent_dir(atomic: bool, home: &str, vars: &[&str]) -> PathBuf {
     for v in vars {
         if let Ok(dir) = std::env::var(v)
             && !dir.is_empty()
         {
-            return PathBuf::from(expand(dir)).join("sessions");
+            return PathBuf::from(expand_tilde(&dir, home));
         }
     }
-    PathBuf::from(home).join(if atomic { ".atomic" } else { ".pi" }).join("agent").join("sessions")
+    PathBuf::from(home).join(if atomic { ".atomic" } else { ".pi" }).join("agent")
+}
+
+/// `~` and `~/…` in the home folder, as Pi's `expandTildePath` reads them.
+fn expand_tilde(path: &str, home: &str) -> String {
+    if path == "~" {
+        home.to_string()
+    } else {
+        path.strip_prefix("~/").map_or(path.to_string(), |r| format!("{home}/{r}"))
+    }
+}
+
+/// The session-dir override Pi 1.6 starts with (§1), after `--session-dir`: the environment's
+/// `PI_CODING_AGENT_SESSION_DIR` (Atomic: `ATOMIC_CODING_AGENT_SESSION_DIR`, with the `PI_` name as
+/// an alias), `~` expanded; else `sessionDir` from the settings, the project's
+/// (`<project>/.pi/settings.json`) over the global one (`<agent dir>/settings.json`). Pi keeps such
+/// sessions in that one flat folder, where its picker lists them.
+pub fn session_dir_override(atomic: bool, project: &Path) -> Option<PathBuf> {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let vars: &[&str] = if atomic {
+        &["ATOMIC_CODING_AGENT_SESSION_DIR", "PI_CODING_AGENT_SESSION_DIR"]
+    } else {
+        &["PI_CODING_AGENT_SESSION_DIR"]
+    };
+    for v in vars {
+        if let Ok(dir) = std::env::var(v)
+            && !dir.is_empty()
+        {
+            return Some(PathBuf::from(expand_tilde(&dir, &home)));
+        }
+    }
+    let agent_vars: &[&str] =
+        if atomic { &["ATOMIC_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"] } else { &["PI_CODING_AGENT_DIR"] };
+    let project_settings = project.join(if atomic { ".atomic" } else { ".pi" }).join("settings.json");
+    let global_settings = agent_dir(atomic, &home, agent_vars).join("settings.json");
+    [project_settings, global_settings].iter().find_map(|settings| {
+        let dir = settings_session_dir(&std::fs::read(settings).ok()?)?;
+        Some(PathBuf::from(expand_tilde(&dir, &home)))
+    })
+}
+
+/// The `sessionDir` string of a settings file, when it is a JSON object with a non-empty one.
+fn settings_session_dir(bytes: &[u8]) -> Option<String> {
+    let arena = bumpalo::Bump::new();
+    let settings = session_core::json::parse_value(bytes, &arena).ok()?;
+    let dir = settings.get("sessionDir")?.as_str()?;
+    (!dir.is_empty()).then(|| dir.to_str_lossy().into_owned())
 }
 
 /// Atomic's internal workflow sessions (§8): `internal === true` and a `workflow` whose

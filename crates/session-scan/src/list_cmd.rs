@@ -67,17 +67,33 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
                 .ok_or_else(|| anyhow::anyhow!("--since: not a date: {s:?} (use YYYY-MM-DD)"))?,
         ),
     };
-    let root = a.root.clone().or(a.root_dir.clone()).unwrap_or_else(|| list::default_root(a.atomic));
+    let given_root = a.root.clone().or(a.root_dir.clone());
     let resolved_cwd = a.cwd.as_deref().map(list::resolve_path);
+    // Without a root or folder given, Pi's own session-dir override (environment, then settings)
+    // names the flat folder its picker lists, if there is one.
+    let dir = match (&a.dir, &given_root) {
+        (Some(dir), _) => Some(dir.clone()),
+        (None, Some(_)) => None,
+        (None, None) => {
+            let project = resolved_cwd.as_ref().map(PathBuf::from).or_else(|| std::env::current_dir().ok());
+            project.and_then(|p| list::session_dir_override(a.atomic, &p))
+        }
+    };
+    let root = given_root.unwrap_or_else(|| list::default_root(a.atomic));
     // Pi lists nothing, silently, from a folder that is not there; we say why the list is empty.
     // (A cwd without sessions has no folder of its own under the root: not worth a word.)
-    let folder = a.dir.as_ref().unwrap_or(&root);
+    let folder = dir.as_ref().unwrap_or(&root);
     if !folder.is_dir() {
         let why = if folder.exists() { "not a folder" } else { "no such folder" };
         eprintln!("session-scan: {}: {why}; no sessions to list", folder.display());
     }
-    let scope = match (&a.dir, &resolved_cwd) {
-        (Some(dir), cwd) => Scope::Dir { dir: dir.clone(), filter: cwd.clone() },
+    let scope = match (dir, &resolved_cwd) {
+        // 1.6 filters a folder by the sessions' cwd unless it is that cwd's default folder.
+        (Some(dir), Some(cwd)) => {
+            let is_default = dir == list::default_root(a.atomic).join(list::encode_cwd(cwd));
+            Scope::Dir { dir, filter: (!is_default).then(|| cwd.clone()) }
+        }
+        (Some(dir), None) => Scope::Dir { dir, filter: None },
         (None, Some(cwd)) => {
             let dir = root.join(list::encode_cwd(cwd));
             let is_default = root == list::default_root(a.atomic);

@@ -359,3 +359,101 @@ fn usage_with_since_after_until_says_the_range_is_empty() {
     assert!(!report["rows"].as_array().unwrap().is_empty());
     assert!(!String::from_utf8_lossy(&out.stderr).contains("is after"));
 }
+
+/// `session-scan` as run by a user whose home is `home`, in `project`, with none of Pi's or
+/// Atomic's variables set but `vars`.
+fn scan_at(home: &Path, project: &Path, vars: &[(&str, &Path)]) -> Command {
+    let mut cmd = scan();
+    cmd.env("HOME", home).current_dir(project);
+    for app in ["PI", "ATOMIC"] {
+        for var in ["CODING_AGENT_DIR", "CODING_AGENT_SESSION_DIR"] {
+            cmd.env_remove(format!("{app}_{var}"));
+        }
+    }
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+/// The ids `list --json` prints.
+fn listed_ids(out: &Output) -> Vec<String> {
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut ids: Vec<String> = rows.as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_string()).collect();
+    ids.sort();
+    ids
+}
+
+/// Pi's session-dir override (§1: `PI_CODING_AGENT_SESSION_DIR`, then `sessionDir` in the project's
+/// settings over the global ones; Atomic's variable with Pi's as an alias, §8) names the flat
+/// folder that `list` and `usage` read when no root is given: all of it, or with `--cwd` the
+/// sessions of that cwd. A root or folder given on the command line comes first.
+#[test]
+fn the_session_dir_override_is_where_sessions_are_listed() {
+    let base = scratch("override");
+    let (home, project) = (base.join("home"), base.join("project"));
+    let session = |dir: &Path, id: &str, cwd: &str| {
+        std::fs::create_dir_all(dir).unwrap();
+        let header = HEADER
+            .replace(r#""id":"s""#, &format!("\"id\":\"{id}\""))
+            .replace(r#""cwd":"/w""#, &format!("\"cwd\":\"{cwd}\""));
+        std::fs::write(dir.join(format!("{id}.jsonl")), format!("{header}\n{MESSAGE}\n")).unwrap();
+    };
+    // The default store, one flat folder named by the environment, one by the global settings,
+    // one by the project's, and Atomic's.
+    session(&home.join(".pi/agent/sessions/--w--"), "default", "/w");
+    let (by_env, by_global, by_project, atomic) =
+        (base.join("by-env"), home.join("by-global"), base.join("by-project"), base.join("atomic-flat"));
+    session(&by_env, "env-w", "/w");
+    session(&by_env, "env-x", "/x");
+    session(&by_global, "global", "/w");
+    session(&by_project, "project", "/w");
+    session(&atomic, "atomic", "/w");
+    std::fs::create_dir_all(&project).unwrap();
+    let list = |vars: &[(&str, &Path)], extra: &[&str]| {
+        listed_ids(&run(scan_at(&home, &project, vars).args(["list", "--json"]).args(extra)))
+    };
+    assert_eq!(list(&[], &[]), ["default"]);
+    let env: &[(&str, &Path)] = &[("PI_CODING_AGENT_SESSION_DIR", &by_env)];
+    assert_eq!(list(env, &[]), ["env-w", "env-x"]);
+    assert_eq!(list(env, &["--cwd", "/x"]), ["env-x"]);
+    // A root on the command line is read as given.
+    let default_root = home.join(".pi/agent/sessions");
+    assert_eq!(list(env, &[default_root.to_str().unwrap()]), ["default"]);
+    // Settings: the global file's `sessionDir` (`~` expanded), then the project's over it.
+    std::fs::write(
+        home.join(".pi/agent/settings.json"),
+        "{\n  \"theme\": \"dark\",\n  \"sessionDir\": \"~/by-global\"\n}\n",
+    )
+    .unwrap();
+    assert_eq!(list(&[], &[]), ["global"]);
+    std::fs::create_dir_all(project.join(".pi")).unwrap();
+    let project_settings = format!("{{\"sessionDir\":{}}}", serde_json::json!(by_project.to_str().unwrap()));
+    std::fs::write(project.join(".pi/settings.json"), project_settings).unwrap();
+    assert_eq!(list(&[], &[]), ["project"]);
+    // The environment before any settings.
+    assert_eq!(list(env, &[]), ["env-w", "env-x"]);
+    // Atomic: its own variable, Pi's as an alias.
+    let atomic_list =
+        |vars: &[(&str, &Path)]| listed_ids(&run(scan_at(&home, &project, vars).args(["list", "--json", "--atomic"])));
+    assert_eq!(
+        atomic_list(&[("ATOMIC_CODING_AGENT_SESSION_DIR", &atomic), ("PI_CODING_AGENT_SESSION_DIR", &by_env)]),
+        ["atomic"]
+    );
+    assert_eq!(atomic_list(&[("PI_CODING_AGENT_SESSION_DIR", &by_env)]), ["env-w", "env-x"]);
+    // `usage` reads the same folder.
+    let usage = run(scan_at(&home, &project, env).args(["usage", "session", "--json"]));
+    let report: serde_json::Value = serde_json::from_slice(&usage.stdout).unwrap();
+    assert_eq!(report["activity"]["sessions"], 2, "{report}");
+    // A folder given with a cwd is filtered by it (1.6's list(cwd, dir)), unless it is that cwd's
+    // default folder: there a session of another cwd stays.
+    let default_w = default_root.join("--w--");
+    session(&default_w, "stray", "/z");
+    let dir_list = |dir: &Path| {
+        listed_ids(&run(scan_at(&home, &project, &[]).args(["list", "--json", "--cwd", "/w", "--dir"]).arg(dir)))
+    };
+    assert_eq!(dir_list(&default_w), ["default", "stray"]);
+    assert_eq!(dir_list(&by_env), ["env-w"]);
+    std::fs::remove_dir_all(&base).unwrap();
+}
