@@ -315,11 +315,12 @@ pub fn prune_before(candidates: &mut Vec<Candidate>, since: f64) {
     candidates.retain(|c| c.mtime.is_none_or(|m| m + MTIME_SLACK_MS >= since));
 }
 
-/// Reads candidates (in Pi's pre-sort order: mtime descending) only until the `limit` newest
-/// sessions kept by `keep` are known: once `limit` kept sessions are at least as new as the next
-/// candidate's mtime plus [`MTIME_SLACK_MS`], no later candidate can displace them (on a tie the
-/// earlier candidate wins, as in Pi's stable sort). Returns every file read, in candidate order;
-/// the caller keeps, sorts and cuts as for a full listing.
+/// Reads candidates (in Pi's pre-sort order: mtime descending for a store, names for a flat
+/// folder) only until the `limit` newest sessions kept by `keep` are known: once `limit` kept
+/// sessions are at least as new as the newest mtime among the candidates not read yet, plus
+/// [`MTIME_SLACK_MS`], none of those can displace them (on a tie the earlier candidate wins, as in
+/// Pi's stable sort); a candidate without an mtime is always read. Returns every file read, in
+/// candidate order; the caller keeps, sorts and cuts as for a full listing.
 pub fn read_newest(
     candidates: &[Candidate],
     limit: usize,
@@ -332,19 +333,25 @@ pub fn read_newest(
     if limit == 0 {
         return read;
     }
+    // The newest mtime from each candidate on (none: a candidate without one is left).
+    let mut newest_from = vec![None; candidates.len() + 1];
+    newest_from[candidates.len()] = Some(f64::NEG_INFINITY);
+    for (k, c) in candidates.iter().enumerate().rev() {
+        newest_from[k] = c.mtime.zip(newest_from[k + 1]).map(|(m, rest)| m.max(rest));
+    }
     let mut start = 0;
     while start < candidates.len() {
         let end = (start + BATCH.max(limit)).min(candidates.len());
         read.extend(read_infos(&candidates[start..end], texts, hide_internal));
         start = end;
-        let Some(next_mtime) = candidates.get(start).and_then(|c| c.mtime) else { continue };
+        let Some(unread_newest) = newest_from[start] else { continue };
         let mut newest: Vec<f64> =
             read.iter().filter(|l| keep(l)).filter_map(|l| l.info.as_ref().ok()).map(|i| i.modified).collect();
         if newest.len() < limit || newest.iter().any(|m| m.is_nan()) {
             continue;
         }
         newest.sort_by(|a, b| b.total_cmp(a));
-        if newest[limit - 1] >= next_mtime + MTIME_SLACK_MS {
+        if newest[limit - 1] >= unread_newest + MTIME_SLACK_MS {
             break;
         }
     }

@@ -457,3 +457,36 @@ fn the_session_dir_override_is_where_sessions_are_listed() {
     assert_eq!(dir_list(&by_env), ["env-w"]);
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+/// `--limit` on a flat folder, whose files Pi orders by name rather than by mtime: the newest
+/// sessions wherever their names put them (the early stop must weigh every file not yet read,
+/// not only the next one).
+#[test]
+fn limit_on_a_flat_folder_finds_the_newest_whatever_their_names() {
+    let dir = scratch("flat-limit");
+    let day = 86_400_000u64;
+    let newest = 1_780_272_000_000u64; // 2026-06-01T00:00:00Z
+    let n = 700u64;
+    for k in 0..n {
+        // Names in an order unrelated to age: the newest sessions are scattered through it.
+        let name = format!("s{:04}.jsonl", (k * 389) % n);
+        let t = newest - k * day;
+        let text = format!(
+            "{HEADER}\n{{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"day {k}\",\"timestamp\":{t}}}}}\n"
+        );
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let mtime = std::time::UNIX_EPOCH + Duration::from_millis(t + 60_000);
+        std::fs::File::options().write(true).open(&path).unwrap().set_modified(mtime).unwrap();
+    }
+    let full = run(scan().args(["list", "--json", "--dir"]).arg(&dir));
+    let full: serde_json::Value = serde_json::from_slice(&full.stdout).unwrap();
+    let full = full.as_array().unwrap();
+    assert_eq!(full.len(), n as usize);
+    for limit in [1usize, 5, 300] {
+        let out = run(scan().args(["list", "--json", "--limit", &limit.to_string(), "--dir"]).arg(&dir));
+        let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(rows.as_array().unwrap(), &full[..limit], "--limit {limit}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
