@@ -187,11 +187,20 @@ impl Taker {
 
     /// Takes the next line (scanned here when `scanned` is `None`); false to stop.
     fn take(&mut self, line: session_core::lines::Line<'_>, scanned: session_core::json::LineScan<'_>) -> bool {
+        // Atomic hides a session whose first parsed record is a valid internal header (§8.1: its
+        // first-line check is only a pre-filter; a first line that fails to parse leaves the
+        // decision to the next record that parses).
         if self.hide_internal && self.first && !session_core::lines::is_blank(line.bytes) {
-            self.first = false;
-            if is_internal_workflow(line.bytes) {
-                self.hidden = true;
-                return false;
+            let parsed = match scanned {
+                Some(scan) => scan.is_ok(),
+                None => session_core::json::scan_line(line.bytes).is_ok(),
+            };
+            if parsed {
+                self.first = false;
+                if is_internal_workflow(line.bytes) {
+                    self.hidden = true;
+                    return false;
+                }
             }
         }
         self.builder.line_scanned(line, scanned)

@@ -490,3 +490,44 @@ fn limit_on_a_flat_folder_finds_the_newest_whatever_their_names() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--atomic` hides Atomic's internal workflow sessions (§8: `internal` exactly `true` and a
+/// `workflow` whose `runId`, `stageId` and `stageName` are non-empty after trimming), also when
+/// the file's first line does not parse and the header comes after it (§8.1); malformed markers
+/// stay visible; `--include-internal` shows them all; a hidden session is not reported.
+#[test]
+fn atomic_internal_workflow_sessions_are_hidden_unless_asked_for() {
+    let root = scratch("atomic-internal");
+    let dir = root.join("--w--");
+    std::fs::create_dir_all(&dir).unwrap();
+    let header = |id: &str, marker: &str| {
+        format!(
+            r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"{marker}}}"#
+        )
+    };
+    let workflow = r#","internal":true,"workflow":{"runId":"r1","stageId":"s1","stageName":"plan"}"#;
+    let files = [
+        ("plain", header("plain", "")),
+        ("internal", header("internal", workflow)),
+        ("after-garbage", format!("{{not json\n{}", header("after-garbage", workflow))),
+        ("blank-run-id", header("blank-run-id", &workflow.replace(r#""r1""#, r#""  ""#))),
+        ("internal-string", header("internal-string", &workflow.replace("true", r#""true""#))),
+        ("no-stage-name", header("no-stage-name", &workflow.replace(r#","stageName":"plan""#, ""))),
+    ];
+    for (id, head) in &files {
+        std::fs::write(dir.join(format!("{id}.jsonl")), format!("{head}\n{MESSAGE}\n")).unwrap();
+    }
+    let ids = |extra: &[&str]| {
+        let out = run(scan().args(["list", "--json", "--atomic"]).args(extra).arg(&root));
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("internal"), "{}", String::from_utf8_lossy(&out.stderr));
+        listed_ids(&out)
+    };
+    assert_eq!(ids(&[]), ["blank-run-id", "internal-string", "no-stage-name", "plain"]);
+    assert_eq!(
+        ids(&["--include-internal"]),
+        ["after-garbage", "blank-run-id", "internal", "internal-string", "no-stage-name", "plain"]
+    );
+    // Pi (no --atomic) knows no such thing.
+    assert_eq!(listed_ids(&run(scan().args(["list", "--json"]).arg(&root))).len(), 6);
+    std::fs::remove_dir_all(&root).unwrap();
+}
