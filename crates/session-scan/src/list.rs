@@ -489,8 +489,14 @@ fn expand_tilde(path: &str, home: &str) -> String {
 /// `PI_CODING_AGENT_SESSION_DIR` (Atomic: `ATOMIC_CODING_AGENT_SESSION_DIR`, with the `PI_` name as
 /// an alias), `~` expanded; else `sessionDir` from the settings, the project's
 /// (`<project>/.pi/settings.json`) over the global one (`<agent dir>/settings.json`). Pi keeps such
-/// sessions in that one flat folder, where its picker lists them.
+/// sessions in that one flat folder, where its picker lists them. A relative folder is taken from
+/// `project`, the folder Pi would run in.
 pub fn session_dir_override(atomic: bool, project: &Path) -> Option<PathBuf> {
+    session_dir_setting(atomic, project).map(|dir| project.join(dir))
+}
+
+/// [`session_dir_override`] as written (`~` expanded).
+fn session_dir_setting(atomic: bool, project: &Path) -> Option<PathBuf> {
     let home = std::env::var("HOME").unwrap_or_default();
     let vars: &[&str] = if atomic {
         &["ATOMIC_CODING_AGENT_SESSION_DIR", "PI_CODING_AGENT_SESSION_DIR"]

@@ -430,8 +430,16 @@ fn the_session_dir_override_is_where_sessions_are_listed() {
     assert_eq!(list(&[], &[]), ["global"]);
     std::fs::create_dir_all(project.join(".pi")).unwrap();
     let project_settings = format!("{{\"sessionDir\":{}}}", serde_json::json!(by_project.to_str().unwrap()));
-    std::fs::write(project.join(".pi/settings.json"), project_settings).unwrap();
+    std::fs::write(project.join(".pi/settings.json"), &project_settings).unwrap();
     assert_eq!(list(&[], &[]), ["project"]);
+    // A relative folder is the project's (`--cwd`, else where we run), where Pi would run.
+    std::fs::write(project.join(".pi/settings.json"), r#"{"sessionDir":"kept-here"}"#).unwrap();
+    let project_cwd = project.to_str().unwrap();
+    session(&project.join("kept-here"), "kept-here", project_cwd);
+    assert_eq!(list(&[], &[]), ["kept-here"]);
+    let from_home = run(scan_at(&home, &home, &[]).args(["list", "--json", "--cwd", project_cwd]));
+    assert_eq!(listed_ids(&from_home), ["kept-here"]);
+    std::fs::write(project.join(".pi/settings.json"), project_settings).unwrap();
     // The environment before any settings.
     assert_eq!(list(env, &[]), ["env-w", "env-x"]);
     // Atomic: its own variable, Pi's as an alias.
