@@ -514,18 +514,21 @@ fn session_dir_setting(atomic: bool, project: &Path) -> Option<PathBuf> {
         if atomic { &["ATOMIC_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"] } else { &["PI_CODING_AGENT_DIR"] };
     let project_settings = project.join(if atomic { ".atomic" } else { ".pi" }).join("settings.json");
     let global_settings = agent_dir(atomic, &home, agent_vars).join("settings.json");
-    [project_settings, global_settings].iter().find_map(|settings| {
-        let dir = settings_session_dir(&std::fs::read(settings).ok()?)?;
-        Some(PathBuf::from(expand_tilde(&dir, &home)))
-    })
+    // The project's `sessionDir`, whatever its value, replaces the global one (Pi merges the
+    // project's settings over the global ones); only a non-empty string names a folder.
+    let set = [project_settings, global_settings]
+        .iter()
+        .find_map(|settings| settings_session_dir(&std::fs::read(settings).ok()?))?;
+    set.map(|dir| PathBuf::from(expand_tilde(&dir, &home)))
 }
 
-/// The `sessionDir` string of a settings file, when it is a JSON object with a non-empty one.
-fn settings_session_dir(bytes: &[u8]) -> Option<String> {
+/// The `sessionDir` of a settings file (a JSON object): `None` when it has none (or cannot be
+/// read as one), `Some(None)` when its value is not a non-empty string.
+fn settings_session_dir(bytes: &[u8]) -> Option<Option<String>> {
     let arena = bumpalo::Bump::new();
     let settings = session_core::json::parse_value(bytes, &arena).ok()?;
-    let dir = settings.get("sessionDir")?.as_str()?;
-    (!dir.is_empty()).then(|| dir.to_str_lossy().into_owned())
+    let dir = settings.get("sessionDir")?;
+    Some(dir.as_str().filter(|d| !d.is_empty()).map(|d| d.to_str_lossy().into_owned()))
 }
 
 /// Atomic's internal workflow sessions (§8): `internal === true` and a `workflow` whose

@@ -432,6 +432,15 @@ fn the_session_dir_override_is_where_sessions_are_listed() {
     let project_settings = format!("{{\"sessionDir\":{}}}", serde_json::json!(by_project.to_str().unwrap()));
     std::fs::write(project.join(".pi/settings.json"), &project_settings).unwrap();
     assert_eq!(list(&[], &[]), ["project"]);
+    // A project's empty or null `sessionDir` still replaces the global one: no override, the
+    // default store. A project's settings without the key leave the global one in force.
+    for cleared in [r#"{"sessionDir":""}"#, r#"{"sessionDir":null}"#] {
+        std::fs::write(project.join(".pi/settings.json"), cleared).unwrap();
+        assert_eq!(list(&[], &[]), ["default"], "{cleared}");
+    }
+    std::fs::write(project.join(".pi/settings.json"), r#"{"theme":"light"}"#).unwrap();
+    assert_eq!(list(&[], &[]), ["global"]);
+    std::fs::write(project.join(".pi/settings.json"), &project_settings).unwrap();
     // A relative folder is the project's (`--cwd`, else where we run), where Pi would run.
     std::fs::write(project.join(".pi/settings.json"), r#"{"sessionDir":"kept-here"}"#).unwrap();
     let project_cwd = project.to_str().unwrap();
