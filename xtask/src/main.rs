@@ -25,8 +25,16 @@ fn flag(args: &[String], name: &str) -> Option<String> {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
 }
 
+const USAGE: &str = "usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K] \
+                     [--median SIZE] | bench [--save NAME] [--compare NAME] [--wall] | bench-reference [--corpus DIR] \
+                     [--session FILE] | stress [--dir DIR] | memcheck | adversarial | help";
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.len() > 1 && args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return Ok(());
+    }
     match args.first().map(String::as_str) {
         Some("manifest") => manifest(args.iter().any(|a| a == "--check")),
         Some("corpus") => {
@@ -61,12 +69,12 @@ fn main() -> anyhow::Result<()> {
             flag(&args, "--corpus").map(PathBuf::from),
             flag(&args, "--session").map(PathBuf::from),
         ),
+        Some("help" | "--help" | "-h") => {
+            println!("{USAGE}");
+            Ok(())
+        }
         _ => {
-            eprintln!(
-                "usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K] \
-                 [--median SIZE] | bench [--save NAME] [--compare NAME] [--wall] | bench-reference [--corpus DIR] \
-                 [--session FILE] | stress [--dir DIR] | memcheck | adversarial"
-            );
+            eprintln!("{USAGE}");
             bail!("unknown task")
         }
     }
