@@ -458,14 +458,14 @@ pub fn cwd_matches(info: &SessionInfo<'_>, resolved_cwd: &str) -> bool {
 /// The default sessions root: `$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`
 /// (`ATOMIC_…`, then `PI_…`, and `~/.atomic` for Atomic).
 pub fn default_root(atomic: bool) -> PathBuf {
-    let home = std::env::var("HOME").unwrap_or_default();
-    let vars: &[&str] =
-        if atomic { &["ATOMIC_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"] } else { &["PI_CODING_AGENT_DIR"] };
-    agent_dir(atomic, &home, vars).join("sessions")
+    agent_dir(atomic, &std::env::var("HOME").unwrap_or_default()).join("sessions")
 }
 
-/// The agent folder: the first of `vars` that is set (`~` expanded), else `~/.pi/agent` (`~/.atomic/agent`).
-fn agent_dir(atomic: bool, home: &str, vars: &[&str]) -> PathBuf {
+/// The agent folder: `$PI_CODING_AGENT_DIR` (Atomic: `$ATOMIC_CODING_AGENT_DIR`, then Pi's name),
+/// `~` expanded, else `~/.pi/agent` (`~/.atomic/agent`).
+fn agent_dir(atomic: bool, home: &str) -> PathBuf {
+    let vars: &[&str] =
+        if atomic { &["ATOMIC_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"] } else { &["PI_CODING_AGENT_DIR"] };
     for v in vars {
         if let Ok(dir) = std::env::var(v)
             && !dir.is_empty()
@@ -510,10 +510,8 @@ fn session_dir_setting(atomic: bool, project: &Path) -> Option<PathBuf> {
             return Some(PathBuf::from(expand_tilde(&dir, &home)));
         }
     }
-    let agent_vars: &[&str] =
-        if atomic { &["ATOMIC_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"] } else { &["PI_CODING_AGENT_DIR"] };
     let project_settings = project.join(if atomic { ".atomic" } else { ".pi" }).join("settings.json");
-    let global_settings = agent_dir(atomic, &home, agent_vars).join("settings.json");
+    let global_settings = agent_dir(atomic, &home).join("settings.json");
     // The project's `sessionDir`, whatever its value, replaces the global one (Pi merges the
     // project's settings over the global ones); only a non-empty string names a folder.
     let set = [project_settings, global_settings]
