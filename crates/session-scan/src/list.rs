@@ -404,7 +404,7 @@ pub fn encode_cwd(resolved: &str) -> String {
 /// `resolvePath` on POSIX: `~` expanded, `file://` URLs converted, then `path.resolve` against
 /// the process's cwd (`.`/`..` resolved, doubled and trailing separators dropped).
 pub fn resolve_path(input: &str) -> String {
-    let home = std::env::var("HOME").unwrap_or_default();
+    let home = home();
     let mut p = if input == "~" {
         home.clone()
     } else if let Some(rest) = input.strip_prefix("~/") {
@@ -458,7 +458,13 @@ pub fn cwd_matches(info: &SessionInfo<'_>, resolved_cwd: &str) -> bool {
 /// The default sessions root: `$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`
 /// (`ATOMIC_…`, then `PI_…`, and `~/.atomic` for Atomic).
 pub fn default_root(atomic: bool) -> PathBuf {
-    agent_dir(atomic, &std::env::var("HOME").unwrap_or_default()).join("sessions")
+    agent_dir(atomic, &home()).join("sessions")
+}
+
+/// The home folder as Node's `os.homedir()` finds it: `$HOME`, else the user's entry in the
+/// password database (a service or cron job may run without `HOME`).
+fn home() -> String {
+    std::env::home_dir().map(|h| h.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 /// The agent folder: `$PI_CODING_AGENT_DIR` (Atomic: `$ATOMIC_CODING_AGENT_DIR`, then Pi's name),
@@ -497,7 +503,7 @@ pub fn session_dir_override(atomic: bool, project: &Path) -> Option<PathBuf> {
 
 /// [`session_dir_override`] as written (`~` expanded).
 fn session_dir_setting(atomic: bool, project: &Path) -> Option<PathBuf> {
-    let home = std::env::var("HOME").unwrap_or_default();
+    let home = home();
     let vars: &[&str] = if atomic {
         &["ATOMIC_CODING_AGENT_SESSION_DIR", "PI_CODING_AGENT_SESSION_DIR"]
     } else {

@@ -548,3 +548,20 @@ fn atomic_internal_workflow_sessions_are_hidden_unless_asked_for() {
     assert_eq!(listed_ids(&run(scan().args(["list", "--json"]).arg(&root))).len(), 6);
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// Without `HOME` (a service or cron job), the default store is under the user's home from the
+/// password database, as Node's `os.homedir()` finds it, not a relative `.pi` in the working folder.
+#[test]
+fn without_home_the_default_store_is_still_under_the_users_home() {
+    let dir = scratch("no-home");
+    let stray = dir.join(".pi/agent/sessions/--w--");
+    std::fs::create_dir_all(&stray).unwrap();
+    good_file(&stray, "stray.jsonl");
+    let mut cmd = scan_at(&dir, &dir, &[]);
+    let out = run(cmd.env_remove("HOME").args(["list", "--json", "--fields", "path"]));
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(!listed.contains("stray.jsonl"), "a relative .pi was read: {listed}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("session-scan: .pi"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
