@@ -31,7 +31,7 @@ const USAGE: &str = "usage: cargo xtask manifest [--check] | corpus --size 1GiB 
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.len() > 1 && args.iter().any(|a| a == "--help" || a == "-h") {
+    if args.first().is_some_and(|a| a == "help") || args.iter().any(|a| a == "--help" || a == "-h") {
         println!("{USAGE}");
         return Ok(());
     }
@@ -69,10 +69,6 @@ fn main() -> anyhow::Result<()> {
             flag(&args, "--corpus").map(PathBuf::from),
             flag(&args, "--session").map(PathBuf::from),
         ),
-        Some("help" | "--help" | "-h") => {
-            println!("{USAGE}");
-            Ok(())
-        }
         _ => {
             eprintln!("{USAGE}");
             bail!("unknown task")

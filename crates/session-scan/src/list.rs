@@ -190,17 +190,15 @@ impl Taker {
         // Atomic hides a session whose first parsed record is a valid internal header (§8.1: its
         // first-line check is only a pre-filter; a first line that fails to parse leaves the
         // decision to the next record that parses).
-        if self.hide_internal && self.first && !session_core::lines::is_blank(line.bytes) {
-            let parsed = match scanned {
-                Some(scan) => scan.is_ok(),
-                None => session_core::json::scan_line(line.bytes).is_ok(),
-            };
-            if parsed {
-                self.first = false;
-                if is_internal_workflow(line.bytes) {
-                    self.hidden = true;
-                    return false;
-                }
+        if self.hide_internal
+            && self.first
+            && !session_core::lines::is_blank(line.bytes)
+            && let Some(internal) = internal_workflow_header(line.bytes)
+        {
+            self.first = false;
+            if internal {
+                self.hidden = true;
+                return false;
             }
         }
         self.builder.line_scanned(line, scanned)
@@ -404,15 +402,9 @@ pub fn encode_cwd(resolved: &str) -> String {
 /// `resolvePath` on POSIX: `~` expanded, `file://` URLs converted, then `path.resolve` against
 /// the process's cwd (`.`/`..` resolved, doubled and trailing separators dropped).
 pub fn resolve_path(input: &str) -> String {
-    let home = home();
-    let mut p = if input == "~" {
-        home.clone()
-    } else if let Some(rest) = input.strip_prefix("~/") {
-        format!("{home}/{rest}")
-    } else if let Some(rest) = input.strip_prefix("file://") {
-        percent_decode(rest)
-    } else {
-        input.to_string()
+    let mut p = match input.strip_prefix("file://") {
+        Some(rest) => percent_decode(rest),
+        None => expand_tilde(input, &home()),
     };
     if !p.starts_with('/') {
         let cwd = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_else(|_| "/".into());
@@ -470,16 +462,16 @@ fn home() -> String {
 /// The agent folder: `$PI_CODING_AGENT_DIR` (Atomic: `$ATOMIC_CODING_AGENT_DIR`, then Pi's name),
 /// `~` expanded, else `~/.pi/agent` (`~/.atomic/agent`).
 fn agent_dir(atomic: bool, home: &str) -> PathBuf {
-    let vars: &[&str] =
-        if atomic { &["ATOMIC_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"] } else { &["PI_CODING_AGENT_DIR"] };
-    for v in vars {
-        if let Ok(dir) = std::env::var(v)
-            && !dir.is_empty()
-        {
-            return PathBuf::from(expand_tilde(&dir, home));
-        }
+    match app_var(atomic, "CODING_AGENT_DIR") {
+        Some(dir) => PathBuf::from(expand_tilde(&dir, home)),
+        None => PathBuf::from(home).join(if atomic { ".atomic" } else { ".pi" }).join("agent"),
     }
-    PathBuf::from(home).join(if atomic { ".atomic" } else { ".pi" }).join("agent")
+}
+
+/// `PI_<name>` (Atomic: `ATOMIC_<name>`, then Pi's as an alias), when set and not empty.
+fn app_var(atomic: bool, name: &str) -> Option<String> {
+    let apps: &[&str] = if atomic { &["ATOMIC", "PI"] } else { &["PI"] };
+    apps.iter().find_map(|app| std::env::var(format!("{app}_{name}")).ok().filter(|v| !v.is_empty()))
 }
 
 /// `~` and `~/…` in the home folder, as Pi's `expandTildePath` reads them.
@@ -504,17 +496,8 @@ pub fn session_dir_override(atomic: bool, project: &Path) -> Option<PathBuf> {
 /// [`session_dir_override`] as written (`~` expanded).
 fn session_dir_setting(atomic: bool, project: &Path) -> Option<PathBuf> {
     let home = home();
-    let vars: &[&str] = if atomic {
-        &["ATOMIC_CODING_AGENT_SESSION_DIR", "PI_CODING_AGENT_SESSION_DIR"]
-    } else {
-        &["PI_CODING_AGENT_SESSION_DIR"]
-    };
-    for v in vars {
-        if let Ok(dir) = std::env::var(v)
-            && !dir.is_empty()
-        {
-            return Some(PathBuf::from(expand_tilde(&dir, &home)));
-        }
+    if let Some(dir) = app_var(atomic, "CODING_AGENT_SESSION_DIR") {
+        return Some(PathBuf::from(expand_tilde(&dir, &home)));
     }
     let project_settings = project.join(if atomic { ".atomic" } else { ".pi" }).join("settings.json");
     let global_settings = agent_dir(atomic, &home).join("settings.json");
@@ -535,28 +518,23 @@ fn settings_session_dir(bytes: &[u8]) -> Option<Option<String>> {
     Some(dir.as_str().filter(|d| !d.is_empty()).map(|d| d.to_str_lossy().into_owned()))
 }
 
-/// Atomic's internal workflow sessions (§8): `internal === true` and a `workflow` whose
-/// `runId`, `stageId` and `stageName` are non-empty strings after trimming. Reads the header.
-pub fn is_internal_workflow(bytes: &[u8]) -> bool {
+/// Whether a line is the header of one of Atomic's internal workflow sessions (§8): a session
+/// header with `internal === true` and a `workflow` whose `runId`, `stageId` and `stageName` are
+/// non-empty strings after trimming. `None` when the line is not JSON.
+pub fn internal_workflow_header(line: &[u8]) -> Option<bool> {
     use session_core::json::Value;
-    for line in session_core::lines::Lines::new(bytes, session_core::lines::LineRule::Newline) {
-        if session_core::lines::is_blank(line.bytes) {
-            continue;
-        }
-        let arena = bumpalo::Bump::new();
-        let Ok(v) = session_core::json::parse_value(line.bytes, &arena) else { continue };
-        if v.get("type").and_then(Value::as_str).is_none_or(|t| *t != "session") {
-            return false;
-        }
-        let ok = |k: &str| {
-            v.get("workflow")
-                .and_then(|w| w.get(k))
-                .and_then(Value::as_str)
-                .is_some_and(|s| !session_core::text::js_trim(s.as_bytes()).is_empty())
-        };
-        return v.get("internal") == Some(&Value::Bool(true)) && ok("runId") && ok("stageId") && ok("stageName");
+    let arena = bumpalo::Bump::new();
+    let v = session_core::json::parse_value(line, &arena).ok()?;
+    if v.get("type").and_then(Value::as_str).is_none_or(|t| *t != "session") {
+        return Some(false);
     }
-    false
+    let ok = |k: &str| {
+        v.get("workflow")
+            .and_then(|w| w.get(k))
+            .and_then(Value::as_str)
+            .is_some_and(|s| !session_core::text::js_trim(s.as_bytes()).is_empty())
+    };
+    Some(v.get("internal") == Some(&Value::Bool(true)) && ok("runId") && ok("stageId") && ok("stageName"))
 }
 
 #[cfg(test)]

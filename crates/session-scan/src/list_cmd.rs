@@ -79,7 +79,8 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
             project.and_then(|p| list::session_dir_override(a.atomic, &p))
         }
     };
-    let root = given_root.unwrap_or_else(|| list::default_root(a.atomic));
+    let default_root = list::default_root(a.atomic);
+    let root = given_root.unwrap_or_else(|| default_root.clone());
     // Pi lists nothing, silently, from a folder that is not there; we say why the list is empty.
     // (A cwd without sessions has no folder of its own under the root: not worth a word.)
     let folder = dir.as_ref().unwrap_or(&root);
@@ -90,13 +91,13 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     let scope = match (dir, &resolved_cwd) {
         // 1.6 filters a folder by the sessions' cwd unless it is that cwd's default folder.
         (Some(dir), Some(cwd)) => {
-            let is_default = dir == list::default_root(a.atomic).join(list::encode_cwd(cwd));
+            let is_default = dir == default_root.join(list::encode_cwd(cwd));
             Scope::Dir { dir, filter: (!is_default).then(|| cwd.clone()) }
         }
         (Some(dir), None) => Scope::Dir { dir, filter: None },
         (None, Some(cwd)) => {
             let dir = root.join(list::encode_cwd(cwd));
-            let is_default = root == list::default_root(a.atomic);
+            let is_default = root == default_root;
             Scope::Dir { dir, filter: (!is_default).then(|| cwd.clone()) }
         }
         (None, None) => Scope::All { root },
@@ -137,9 +138,7 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
                 failed |= report_omitted(&l, true);
                 if keep(&l) && a.limit.is_none_or(|lim| n < lim) {
                     n += 1;
-                    let mut line = row_json(&l, &fields);
-                    line.push(b'\n');
-                    if out.write_all(&line).and_then(|()| out.flush()).is_err() {
+                    if out.write_all(&ndjson_line(&l, &fields)).and_then(|()| out.flush()).is_err() {
                         return n;
                     }
                 }
@@ -168,11 +167,7 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         listed.truncate(lim);
     }
     let written = if a.ndjson {
-        listed.iter().try_for_each(|l| {
-            let mut line = row_json(l, &fields);
-            line.push(b'\n');
-            out.write_all(&line)
-        })
+        listed.iter().try_for_each(|l| out.write_all(&ndjson_line(l, &fields)))
     } else if a.json {
         // Rows are serialised in parallel, a batch at a time: the array is never held whole.
         (|| {
@@ -218,6 +213,13 @@ fn report_omitted(l: &Listed, json: bool) -> bool {
         }
         _ => false,
     }
+}
+
+/// [`row_json`] and its newline, for `--ndjson`.
+fn ndjson_line(l: &Listed, fields: &[String]) -> Vec<u8> {
+    let mut line = row_json(l, fields);
+    line.push(b'\n');
+    line
 }
 
 fn row_json(l: &Listed, fields: &[String]) -> Vec<u8> {
