@@ -6,11 +6,13 @@
 //!   session beside the memchr line count of its bytes;
 //! - `stress [--dir DIR]`: hostile inputs too large to commit, with time and peak memory;
 //! - `memcheck`: peak memory of listing and usage, bounded whatever the file sizes (run by CI);
-//! - `adversarial`: rewrite the small hostile corpus in `corpora/adversarial/`.
+//! - `adversarial`: rewrite the small hostile corpus in `corpora/adversarial/`;
+//! - `dates`: rewrite `corpora/dates/`, date strings and Node's `Date.parse` of each (needs `node`).
 
 mod adversarial;
 mod bench;
 mod corpus;
+mod dates;
 mod stress;
 
 use std::path::PathBuf;
@@ -27,7 +29,7 @@ fn flag(args: &[String], name: &str) -> Option<String> {
 
 const USAGE: &str = "usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K] \
                      [--median SIZE] | bench [--save NAME] [--compare NAME] [--wall] | bench-reference [--corpus DIR] \
-                     [--session FILE] | stress [--dir DIR] | memcheck | adversarial | help";
+                     [--session FILE] | stress [--dir DIR] | memcheck | adversarial | dates | help";
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -63,6 +65,12 @@ fn main() -> anyhow::Result<()> {
             let out = root().join("corpora").join("adversarial");
             adversarial::write(&out)?;
             println!("wrote {}", out.display());
+            Ok(())
+        }
+        Some("dates") => {
+            let out = root().join("corpora").join("dates");
+            let n = dates::write(&out)?;
+            println!("wrote {n} date strings to {}", out.display());
             Ok(())
         }
         Some("bench-reference") => bench::bench_reference(

@@ -89,7 +89,7 @@ impl<'a> Field<'a> {
     pub fn time_of_span(line: &[u8], span: Option<Span>) -> f64 {
         match span {
             Some(Span { start, end, kind: SpanKind::Str { escaped: false } }) => {
-                crate::text::parse_js_date(&line[start as usize..end as usize]).unwrap_or(f64::NAN)
+                crate::jsdate::parse_js_date(&line[start as usize..end as usize]).unwrap_or(f64::NAN)
             }
             _ => Field::from_span(line, span).time_value(),
         }
@@ -167,7 +167,7 @@ impl<'a> Field<'a> {
         match self {
             Field::Absent => f64::NAN,
             Field::Null => 0.0,
-            Field::Str(s) => crate::text::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
+            Field::Str(s) => crate::jsdate::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
             Field::Raw(raw) => match raw.first() {
                 Some(b't') => 1.0,
                 Some(b'f') => 0.0,

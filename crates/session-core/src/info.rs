@@ -434,7 +434,7 @@ impl InfoBuilder {
             return Err(omitted(None, "no session header"));
         };
         let header_time = match &timestamp {
-            Field::Str(s) => crate::text::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
+            Field::Str(s) => crate::jsdate::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
             _ => f64::NAN,
         };
         let mut last_activity = self.last_activity;
@@ -632,7 +632,7 @@ mod tests {
             }
             let expected = match fold {
                 Some(t) if t > 0.0 => time_clip(t),
-                _ => crate::text::parse_js_date(b"2026-01-01T00:00:00.000Z").unwrap(),
+                _ => crate::jsdate::parse_js_date(b"2026-01-01T00:00:00.000Z").unwrap(),
             };
             let info = session_info(text.as_bytes(), 0.0, false).unwrap();
             assert_eq!(info.modified.to_bits(), expected.to_bits(), "{text}");

@@ -10,6 +10,7 @@ pub mod context;
 pub mod field;
 pub mod harness4;
 pub mod info;
+pub mod jsdate;
 pub mod json;
 pub mod jssort;
 pub mod lines;

@@ -63,7 +63,7 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     let since = match &a.since {
         None => None,
         Some(s) => Some(
-            session_core::text::parse_js_date(s.as_bytes())
+            session_core::jsdate::parse_js_date(s.as_bytes())
                 .ok_or_else(|| anyhow::anyhow!("--since: not a date: {s:?} (use YYYY-MM-DD)"))?,
         ),
     };

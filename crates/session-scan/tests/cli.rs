@@ -32,8 +32,12 @@ fn run(cmd: &mut Command) -> Output {
     }
 }
 
+/// The binary, in UTC: the goldens were written by Node in UTC, and a time without an offset is
+/// read in the local zone.
 fn scan() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_session-scan"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_session-scan"));
+    command.env("TZ", "UTC");
+    command
 }
 
 fn good_file(dir: &Path, name: &str) -> PathBuf {
@@ -564,4 +568,75 @@ fn without_home_the_default_store_is_still_under_the_users_home() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("session-scan: .pi"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Spec §9: `created` is `new Date(header.timestamp)` and `modified` takes
+/// `Date.parse(entry.timestamp)`, which read a time without an offset in the machine's zone.
+/// The expected rows are Pi 1.6's (`list.mjs` run with each `TZ`): a summer-time gap takes the
+/// offset before it, and `"0"` is the year 2000.
+#[test]
+fn times_without_an_offset_are_read_in_the_local_zone() {
+    let root = scratch("local-zone");
+    let dir = root.join("--w--");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("a.jsonl"),
+        concat!(
+            r#"{"type":"session","version":3,"id":"local","timestamp":"2026-01-05T10:00:00","cwd":"/w"}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"Jan 5 2026 11:00","message":{"role":"user","content":"hi"}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.jsonl"),
+        concat!(
+            r#"{"type":"session","version":3,"id":"gap","timestamp":"Mar 8 2026 2:30","cwd":"/w"}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"0","message":{"role":"user","content":"zero"}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let expected = [
+        (
+            "UTC",
+            [
+                "2026-01-05T10:00:00.000Z",
+                "2026-01-05T11:00:00.000Z",
+                "2026-03-08T02:30:00.000Z",
+                "2000-01-01T00:00:00.000Z",
+            ],
+        ),
+        (
+            "America/New_York",
+            [
+                "2026-01-05T15:00:00.000Z",
+                "2026-01-05T16:00:00.000Z",
+                "2026-03-08T07:30:00.000Z",
+                "2000-01-01T05:00:00.000Z",
+            ],
+        ),
+        (
+            "Asia/Kolkata",
+            [
+                "2026-01-05T04:30:00.000Z",
+                "2026-01-05T05:30:00.000Z",
+                "2026-03-07T21:00:00.000Z",
+                "1999-12-31T18:30:00.000Z",
+            ],
+        ),
+    ];
+    for (zone, times) in expected {
+        let out = run(scan().env("TZ", zone).args(["list", "--json"]).arg(&root));
+        assert!(out.status.success(), "{zone}: {}", String::from_utf8_lossy(&out.stderr));
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        let got: Vec<(&str, &str, &str)> = rows
+            .iter()
+            .map(|r| (r["id"].as_str().unwrap(), r["created"].as_str().unwrap(), r["modified"].as_str().unwrap()))
+            .collect();
+        assert_eq!(got, [("local", times[0], times[1]), ("gap", times[2], times[3])], "{zone}");
+    }
+    std::fs::remove_dir_all(&root).unwrap();
 }
