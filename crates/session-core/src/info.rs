@@ -357,6 +357,7 @@ impl InfoBuilder {
         match content {
             SpanKind::Str { .. } => {}
             SpanKind::Array if !scanned.null_in_content => {}
+            SpanKind::Array => return Err(at("message content holds a null block (Pi's text extraction throws)")),
             _ => return Err(at("message content is neither text nor blocks")),
         }
         let into_all = self.texts != Texts::Skip;

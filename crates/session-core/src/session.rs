@@ -461,6 +461,16 @@ impl<'a> Session<'a> {
         }
     }
 
+    /// Where `getSessionName()` throws: the latest `session_info` when its `name` is neither a
+    /// string, `null` nor absent (`name?.trim` is not a function); its line and byte offset.
+    pub fn name_that_throws(&self) -> Option<(u64, u64)> {
+        let info = self.records.iter().skip(1).rev().find(|e| e.is_type("session_info"))?;
+        match &info.detail {
+            Detail::SessionInfo(Field::Str(_) | Field::Null | Field::Absent) => None,
+            _ => Some((info.line_number, info.offset)),
+        }
+    }
+
     /// `getBranch(fromId)`: record indices from the root to `from` (or the leaf). Stops at a
     /// parent already on the path, where the reference would loop forever.
     pub fn branch(&self, from: Option<&Field<'a>>) -> Branch {

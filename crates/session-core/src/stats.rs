@@ -366,6 +366,9 @@ fn totals_with(session: &Session<'_>, read_assistants_raw: bool) -> Totals {
                             .iter()
                             .filter(|b| b.get("type").and_then(Value::as_str).is_some_and(|t| *t == "toolCall"));
                         stats.tool_calls += calls.count() as u64;
+                        if blocks.iter().any(|b| matches!(b, Value::Null)) {
+                            problem("assistant content block that is null");
+                        }
                     }
                 }
                 _ => {}
@@ -726,6 +729,10 @@ mod tests {
             r#"{"role":"assistant","content":[],"usage":{ "input" : 1 , "input":2, "output": 12345678901234567, "cacheRead": -3, "cacheWrite": 0, "cost" : { "total" : 2, "total": 0.75 } }}"#.to_string(),
             r#"{"role":"assistant","content":[],"usage":{"input":1.5e2,"output":[1],"cacheRead":{"a":1},"cost":5}}"#.to_string(),
             r#"{"role":"assistant","content":[],"usage":{"cost":"x","output":"7","cacheWrite":"\u0038"}}"#.to_string(),
+            // A null block: Pi throws reading its type (found by differential fuzzing against Pi 1.6).
+            r#"{"role":"assistant","content":[null,{"type":"toolCall"}],"usage":{"input":1,"cost":{"total":1}}}"#.to_string(),
+            r#"{"role":"assistant","content":[ null ],"usage":{"input":1,"cost":{"total":1}}}"#.to_string(),
+            r#"{"role":"assistant","content":[{"type":"text","text":"null"}],"usage":{"input":1,"cost":{"total":1}}}"#.to_string(),
         ];
         let mut text = String::from(
             r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
@@ -747,9 +754,16 @@ mod tests {
         assert_eq!(format!("{:?}", raw.breakdown), format!("{:?}", full.breakdown));
         assert_eq!(format!("{:?}", raw.diagnostics), format!("{:?}", full.diagnostics));
         // What they agree on is not nothing.
-        assert_eq!(full.stats.assistant_messages, 16);
-        assert_eq!(full.stats.tool_calls, 5);
-        assert_eq!(full.diagnostics.len(), 5, "{:?}", full.diagnostics);
+        assert_eq!(full.stats.assistant_messages, 19);
+        assert_eq!(full.stats.tool_calls, 6);
+        assert_eq!(full.diagnostics.len(), 7, "{:?}", full.diagnostics);
+        let null_blocks: Vec<u64> = full
+            .diagnostics
+            .iter()
+            .filter(|d| d.message.starts_with("assistant content block that is null"))
+            .map(|d| d.line)
+            .collect();
+        assert_eq!(null_blocks, [18, 19]);
         assert!(full.breakdown.len() >= 3, "{:?}", full.breakdown);
     }
 }

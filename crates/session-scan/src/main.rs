@@ -331,6 +331,12 @@ fn run_file(file: &str, bytes: &[u8], which: Which<'_>, json: bool) -> Outcome {
             for d in &ctx.diagnostics {
                 o.stderr.push(format!("{file}:{}: byte {}: {}", d.line, d.offset, d.message));
             }
+            if let Some((line, offset)) = session.name_that_throws() {
+                o.stderr.push(format!(
+                    "{file}:{line}: byte {offset}: session name that is not a string (Pi 1.6's getSessionName() throws \
+                     here): no name"
+                ));
+            }
             let messages = chosen_messages(c.format, &ctx.messages, &arena);
             if json {
                 o.stdout.reserve(bytes.len().min(256 << 20));

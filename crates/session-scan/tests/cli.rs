@@ -640,3 +640,38 @@ fn times_without_an_offset_are_read_in_the_local_zone() {
     }
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// Where Pi 1.6 throws and we go on, stderr says so with the line and byte offset (found by
+/// running random hostile sessions through Pi and us): a `session_info` name that is not a
+/// string (`getSessionName()`: `entry.name?.trim is not a function`) and an assistant content
+/// block that is `null` (`getSessionStats()`: `Cannot read properties of null (reading 'type')`).
+#[test]
+fn where_pi_throws_on_a_name_or_a_null_block_stderr_says_so() {
+    let dir = scratch("throws-name-null-block");
+    let file = dir.join("a.jsonl");
+    std::fs::write(
+        &file,
+        concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[null,{"type":"toolCall","id":"t","name":"x","arguments":{}}],"usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5}},"provider":"p","model":"m"}}"#,
+            "\n",
+            r#"{"type":"session_info","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","name":5}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let context = run(scan().args(["context", "--json"]).arg(&file));
+    assert!(context.status.success());
+    let record: serde_json::Value = serde_json::from_slice(&context.stdout).unwrap();
+    assert_eq!(record["sessionName"], serde_json::Value::Null);
+    let stderr = String::from_utf8_lossy(&context.stderr);
+    assert!(stderr.contains(":3: byte 450: session name that is not a string"), "{stderr}");
+    let stats = run(scan().args(["stats", "--json"]).arg(&file));
+    assert!(stats.status.success());
+    let record: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+    assert_eq!(record["stats"]["toolCalls"], 1);
+    let stderr = String::from_utf8_lossy(&stats.stderr);
+    assert!(stderr.contains(":2: byte 90: assistant content block that is null"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
