@@ -122,7 +122,8 @@ fn omitted(at: Option<&crate::lines::Line<'_>>, reason: impl Into<String>) -> Om
     Omitted { line: at.map(|l| l.number), offset: at.map(|l| l.offset), reason: reason.into() }
 }
 
-/// Computes `SessionInfo` from a file's bytes; `mtime_ms` is only used when no date is found.
+/// Computes `SessionInfo` from a file's bytes; `mtime_ms` (`stats.mtimeMs`) is only used when no date
+/// is found.
 /// With `texts` false (picker mode), `all_messages_text` stays empty and message texts are read
 /// only until the first user text.
 pub fn session_info(bytes: &[u8], mtime_ms: f64, texts: bool) -> Result<SessionInfo<'static>, Omitted> {
@@ -446,7 +447,8 @@ impl InfoBuilder {
         let modified = match last_activity {
             Some(t) if t > 0.0 => time_clip(t),
             _ if !header_time.is_nan() => header_time,
-            _ => mtime_ms,
+            // `stats.mtime`: Node rounds `mtimeMs` to the millisecond.
+            _ => crate::jsdate::js_round(mtime_ms),
         };
         let (all_messages_text, all_messages_json) = match self.texts {
             Texts::Json => (Vec::new(), self.all_text),

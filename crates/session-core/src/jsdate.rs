@@ -51,6 +51,12 @@ pub fn parse_js_date_in(s: &[u8], zone: &TimeZone) -> Option<f64> {
     }
 }
 
+/// `Math.round`: to the nearest integer, a half up (toward +∞); `NaN` and infinities as they are.
+pub fn js_round(x: f64) -> f64 {
+    let floor = x.floor();
+    if x - floor >= 0.5 { floor + 1.0 } else { floor }
+}
+
 /// The largest time value JavaScript keeps: 100,000,000 days either side of the epoch.
 const MAX_TIME: f64 = 8.64e15;
 
@@ -735,6 +741,24 @@ mod tests {
         }
         assert!(wrong.is_empty(), "{} of {checked} differ:\n{}", wrong.len(), wrong[..wrong.len().min(40)].join("\n"));
         assert!(checked > 24_000 && valid > 6_000, "{checked} checked, {valid} valid");
+    }
+
+    /// `Math.round` as Node gave it, for the rounding of `stats.mtimeMs` into `stats.mtime`.
+    #[test]
+    fn rounds_as_math_round() {
+        for (x, rounded) in [
+            (1_767_225_600_746.5, 1_767_225_600_747.0),
+            (1_767_225_600_746.4, 1_767_225_600_746.0),
+            (-0.399_999_999_999_977_26, 0.0),
+            (-0.5, 0.0),
+            (-0.6, -1.0),
+            (-1.5, -1.0),
+            (2.5, 3.0),
+        ] {
+            assert_eq!(js_round(x), rounded, "{x}");
+        }
+        assert!(js_round(f64::NAN).is_nan());
+        assert_eq!(js_round(f64::INFINITY), f64::INFINITY);
     }
 
     /// The word-at-a-time reader of `toISOString`'s shape agrees with the full reader on

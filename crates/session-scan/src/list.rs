@@ -101,15 +101,23 @@ pub fn presort(scope: &Scope, listed: &mut [Listed]) {
 }
 
 fn candidate(path: PathBuf) -> Candidate {
-    let mtime = std::fs::metadata(&path).ok().and_then(|m| m.modified().ok()).map(system_time_ms);
+    let mtime = std::fs::metadata(&path).ok().map(|m| mtime_ms(&m)).filter(|t| !t.is_nan());
     Candidate { path, mtime }
 }
 
-/// Milliseconds since the epoch, with the sub-millisecond part (`stats.mtimeMs`).
-pub fn system_time_ms(t: std::time::SystemTime) -> f64 {
-    match t.duration_since(std::time::UNIX_EPOCH) {
-        Ok(d) => d.as_secs_f64() * 1000.0,
-        Err(e) => -e.duration().as_secs_f64() * 1000.0,
+/// A file's `stats.mtimeMs` as Node computes it: seconds × 1000 plus nanoseconds / 10⁶, in doubles
+/// (`NaN` where the system keeps no mtime). Sorting compares these; `modified` rounds them.
+pub fn mtime_ms(meta: &std::fs::Metadata) -> f64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.mtime() as f64 * 1e3 + meta.mtime_nsec() as f64 / 1e6
+    }
+    #[cfg(not(unix))]
+    match meta.modified().map(|t| t.duration_since(std::time::UNIX_EPOCH)) {
+        Ok(Ok(d)) => d.as_secs() as f64 * 1e3 + f64::from(d.subsec_nanos()) / 1e6,
+        Ok(Err(e)) => -(e.duration().as_secs() as f64 * 1e3 + f64::from(e.duration().subsec_nanos()) / 1e6),
+        Err(_) => f64::NAN,
     }
 }
 
@@ -208,8 +216,8 @@ impl Taker {
         let info = if self.hidden {
             Err(Omitted { line: None, offset: None, reason: "internal workflow session".into() })
         } else {
-            // Pi's fallback is `stats.mtime`, a Date: whole milliseconds.
-            self.builder.finish(c.mtime.unwrap_or(mtime).floor())
+            // Pi's fallback is `stats.mtime`: `mtimeMs` rounded to whole milliseconds (in `finish`).
+            self.builder.finish(c.mtime.unwrap_or(mtime))
         };
         let mtime = c.mtime.or(Some(mtime).filter(|m| !m.is_nan()));
         Listed { path: c.path.clone(), info, hidden: self.hidden, mtime }

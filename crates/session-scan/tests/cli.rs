@@ -675,3 +675,27 @@ fn where_pi_throws_on_a_name_or_a_null_block_stderr_says_so() {
     assert!(stderr.contains(":2: byte 90: assistant content block that is null"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Spec §9: with no message or header date, `modified` is `stats.mtime`, which Node makes by
+/// rounding `mtimeMs` to the millisecond (`.7465` s is `.747`, `.7464` s is `.746`: Node 20 on
+/// files touched so); sessions whose mtimes differ by less than a millisecond keep their order.
+#[test]
+fn the_mtime_fallback_rounds_to_the_millisecond_as_node_does() {
+    let root = scratch("mtime-round");
+    let dir = root.join("--w--");
+    std::fs::create_dir_all(&dir).unwrap();
+    let header = |id: &str| format!(r#"{{"type":"session","version":3,"id":"{id}","timestamp":5,"cwd":"/w"}}"#);
+    for (id, nanos) in [("up", 746_500_000), ("down", 746_400_000)] {
+        let path = dir.join(format!("{id}.jsonl"));
+        std::fs::write(&path, header(id) + "\n").unwrap();
+        let when = std::time::UNIX_EPOCH + std::time::Duration::new(1_767_225_600, nanos);
+        std::fs::File::options().write(true).open(&path).unwrap().set_modified(when).unwrap();
+    }
+    let out = run(scan().args(["list", "--json"]).arg(&root));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let got: Vec<(&str, &str)> =
+        rows.iter().map(|r| (r["id"].as_str().unwrap(), r["modified"].as_str().unwrap())).collect();
+    assert_eq!(got, [("up", "2026-01-01T00:00:00.747Z"), ("down", "2026-01-01T00:00:00.746Z")]);
+    std::fs::remove_dir_all(&root).unwrap();
+}
