@@ -383,13 +383,13 @@ pub fn write_context_record(
     use session_core::json::{write_json, write_string};
     out.extend_from_slice(b"{\"file\":");
     write_string(file.as_bytes(), out);
-    match leaf {
+    // `getLeafId() ?? null`: a leaf record without an id (an array or a number on the last
+    // line) is `null` too.
+    match leaf.and_then(Field::to_value) {
         None => out.extend_from_slice(b",\"leafId\":null"),
-        Some(f) => {
-            if let Some(v) = f.to_value() {
-                out.extend_from_slice(b",\"leafId\":");
-                write_json(&v, out);
-            }
+        Some(v) => {
+            out.extend_from_slice(b",\"leafId\":");
+            write_json(&v, out);
         }
     }
     out.extend_from_slice(b",\"branch\":");

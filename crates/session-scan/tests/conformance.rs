@@ -754,3 +754,115 @@ fn harness_format_4_matches_pi_agent_core_0_87() {
     }
     assert_eq!(compared, 19);
 }
+
+/// `corpora/hostile` (its `gen.py`), copied to a temporary root with the mtimes its `record.sh`
+/// gave the files before Pi listed them: `1767225600 s + 1000 s * (k % 6) + 0.4 ms * (k % 3)`,
+/// `k` the file's place in name order.
+fn hostile_root(name: &str) -> PathBuf {
+    use std::time::{Duration, SystemTime};
+    let sessions = corpora().join("hostile/sessions");
+    let root = std::env::temp_dir().join(format!("session-scan-hostile-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let mut files: Vec<PathBuf> = session_scan::expand_paths(std::slice::from_ref(&sessions))
+        .into_iter()
+        .map(|f| f.strip_prefix(&sessions).unwrap().to_path_buf())
+        .collect();
+    files.sort();
+    for (k, rel) in files.iter().enumerate() {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::copy(sessions.join(rel), &p).unwrap();
+        let when =
+            Duration::from_secs(1_767_225_600 + 1000 * (k as u64 % 6)) + Duration::from_nanos(400_000 * (k as u64 % 3));
+        std::fs::File::options().write(true).open(&p).unwrap().set_modified(SystemTime::UNIX_EPOCH + when).unwrap();
+    }
+    root
+}
+
+/// Every field and the order of `listAll()` and of `list(cwd)` on 240 random hostile sessions
+/// (dates Pi reads with V8's fallback or in the local zone, `modified` from a rounded mtime, ties,
+/// sessions Pi leaves out). The goldens were taken in UTC; the in-process parse is in UTC too.
+#[test]
+fn hostile_corpus_listings_match_pi_1_6() {
+    use session_scan::list;
+    let root = hostile_root("list");
+    let all =
+        with_prefix(listing(&list::Scope::All { root: root.clone() }), &format!("{}/", root.display()), "hostile/");
+    let cwd = list::resolve_path("/home/u/proj");
+    let scope = list::Scope::Dir { dir: root.join(list::encode_cwd(&cwd)), filter: Some(cwd) };
+    let one = with_prefix(listing(&scope), &format!("{}/", root.display()), "hostile/");
+    std::fs::remove_dir_all(&root).unwrap();
+    for (ours, golden) in [(all, "list.json"), (one, "list-cwd.json")] {
+        let gold = parse(&std::fs::read_to_string(corpora().join("hostile/expected").join(golden)).unwrap());
+        let (Value::Array(o), Value::Array(g)) = (&ours, &gold) else { panic!("not arrays") };
+        for (k, (a, b)) in o.iter().zip(g).enumerate() {
+            assert!(same(a, b), "{golden} row {k}\nours: {}\ngold: {}", to_json(a), to_json(b));
+        }
+        assert_eq!(o.len(), g.len(), "{golden}");
+    }
+}
+
+/// Whether our diagnostics for `path` say that Pi throws there (`stats`: the totals' notes;
+/// `context`: the context's notes and a name that is not a string).
+fn says_pi_throws(path: &Path, stats: bool) -> bool {
+    use session_core::context::{Dialect, LeafChoice, build_context};
+    let bytes = std::fs::read(path).unwrap();
+    let s = Session::load(&bytes).unwrap();
+    let notes: Vec<String> = if stats {
+        session_totals(&s).diagnostics.into_iter().map(|d| d.message).collect()
+    } else {
+        let arena = bumpalo::Bump::new();
+        let ctx = build_context(&s, &LeafChoice::Session, Dialect::Pi, &arena);
+        let mut notes: Vec<String> = ctx.diagnostics.iter().map(|d| d.message.clone()).collect();
+        notes.extend(s.name_that_throws().map(|_| "getSessionName() throws".to_string()));
+        notes
+    };
+    notes.iter().any(|n| n.contains("throws"))
+}
+
+/// Tree, totals and context of the hostile corpus: equal to Pi's wherever Pi answers; refused
+/// where Pi refuses to open the file; and where Pi throws on a file it opened, we answer and our
+/// diagnostics say that Pi throws there.
+#[test]
+fn hostile_corpus_trees_totals_and_contexts_match_pi_1_6() {
+    let goldens: [(&str, &[&'static str], Ours, Option<bool>); 3] = [
+        ("tree.jsonl", &["roots", "nodes"], ours_tree, None),
+        ("stats.jsonl", &["sessionId", "stats", "breakdown"], ours_stats, Some(true)),
+        ("context.jsonl", CONTEXT_KEYS, ours_context, Some(false)),
+    ];
+    for (golden, keys, ours, throws_in) in goldens {
+        let results = check_golden("hostile", golden, keys, ours);
+        let stage = |file: &str| {
+            golden_lines(&corpora().join("hostile/expected").join(golden))
+                .into_iter()
+                .find(|g| file_of(g) == file)
+                .and_then(|g| {
+                    g.get("error")
+                        .and_then(|e| e.get("stage"))
+                        .and_then(Value::as_str)
+                        .map(|s| s.to_str_lossy().into_owned())
+                })
+        };
+        let (mut matched, mut refused, mut thrown) = (0, 0, 0);
+        for (file, outcome) in &results {
+            match outcome {
+                Outcome::Match => matched += 1,
+                Outcome::Refused(why) => {
+                    assert_eq!(
+                        stage(file).as_deref(),
+                        Some("open"),
+                        "{golden}: {file}: we refuse ({why}), Pi opens it"
+                    );
+                    refused += 1;
+                }
+                Outcome::ReferenceFailed => {
+                    let stats = throws_in.unwrap_or_else(|| panic!("{golden}: {file}: Pi failed"));
+                    assert!(says_pi_throws(&local_path("hostile", file), stats), "{golden}: {file}: not said");
+                    thrown += 1;
+                }
+            }
+        }
+        assert_eq!(results.len(), 240, "{golden}");
+        assert!(matched >= 120 && refused >= 60, "{golden}: {matched} matched, {refused} refused, {thrown} thrown");
+    }
+}

@@ -1,0 +1,121 @@
+# Writes sessions/--<cwd>--/*.jsonl: 240 small hostile sessions drawn at random (seed 19), the kind
+# that found differences from Pi 1.6 in session 19: timestamps in every shape Date.parse takes or
+# refuses, contents of every type, null blocks, non-string names, duplicate keys, broken and
+# truncated lines, CR and CRLF line ends, migrations (versions 1, 2, "3", null), compactions, branch
+# summaries, usage entries, context edits and labels. No parent loops (Pi never returns on those).
+# The tests and record.sh set each file's mtime to 1767225600 s + 1000 s * (k % 6) + 0.4 ms * (k % 3),
+# k its place in name order: ties for the sort, and sub-millisecond parts for stats.mtime's rounding.
+import json, random, sys, os
+seed, root, nfiles = 19, "sessions", 240
+R = random.Random(seed)
+def rid(): return ''.join(R.choice('0123456789abcdef') for _ in range(8))
+def ts_iso():
+    return "2026-%02d-%02dT%02d:%02d:%02d.%03dZ" % (R.randint(1,12), R.randint(1,28), R.randint(0,23), R.randint(0,59), R.randint(0,59), R.randint(0,999))
+def odd_ts():
+    if False: return R.choice([ts_iso(), "", "garbage", 0, None, 1767225600000, True, "2026-13-01T00:00:00.000Z", "1970-01-01T00:00:00.000Z", "+012026-01-01T00:00:00.000Z", "2026-01-01T24:00:00.000Z", "2026-01-01T00:00:00.000+02:00"])
+    return R.choice([ts_iso(), ts_iso(), "", "garbage", "2026-01-01", "2026-01-01T00:00:00", "2026-01-01T00:00:00+02:00",
+        "Thu, 01 Jan 2026 00:00:00 GMT", "2026-13-01T00:00:00.000Z", "1970-01-01T00:00:00.000Z", "0", 0, 1767225600000, None,
+        "2026-02-30T00:00:00.000Z", "+012026-01-01T00:00:00.000Z", " 2026-01-01T00:00:00.000Z", "2026-01-01T24:00:00.000Z",
+        "2026-1-1", "Jan 5 2026", "2026/01/05", -1, 1.5, True, [], {}])
+def texts():
+    return R.choice(["hello", "", " ", "  padded  ", "multi\nline", "tab\there", "quote \" and \\ back", "\u001b[31mred", "emoji 🚀", "数据",
+        "\ud800 lone" if False else "lone", "a" * R.randint(0, 300), "\u2028sep\u2029", "\r\ncrlf", "null"])
+def content(role):
+    k = R.random()
+    if k < 0.35: return texts()
+    if k < 0.8:
+        blocks = []
+        for _ in range(R.randint(0, 4)):
+            t = R.random()
+            if t < 0.5: blocks.append({"type": "text", "text": texts()})
+            elif t < 0.6: blocks.append({"type": "text", "text": R.choice([None, 5, ["x"], {"a": 1}])})
+            elif t < 0.65: blocks.append({"type": "text"})
+            elif t < 0.75: blocks.append({"type": "thinking", "thinking": texts(), "thinkingSignature": "sig"})
+            elif t < 0.85: blocks.append({"type": "toolCall", "id": rid(), "name": "bash", "arguments": {"command": texts()}})
+            elif t < 0.9: blocks.append({"type": "image", "data": "AAAA", "mimeType": "image/png"})
+            elif t < 0.95: blocks.append(R.choice(["str", 5, None, [], {"text": "no type"}]))
+            else: blocks.append({"type": "TEXT", "text": "caps"})
+        return blocks
+    return R.choice([None, 5, {"text": "obj"}, True, "MISSING"])
+def message_line(parent):
+    role = R.choice(["user"] * 4 + ["assistant"] * 4 + ["toolResult"] * 2 + ["bashExecution", "custom", "system", "User", 5, None, "MISSING"])
+    m = {}
+    if role != "MISSING": m["role"] = role
+    c = content(role)
+    if c != "MISSING": m["content"] = c
+    r = R.random()
+    if r < 0.6: m["timestamp"] = R.choice([1767225600000 + R.randint(0, 10**10), 0, -5, 1.5e12, 1e400 if False else 8.64e15, 8.64e15 + 1, "1767225600000", None, 1767225600000.5])
+    if role == "assistant" and R.random() < 0.7:
+        m.update({"api": "messages", "provider": "anthropic", "model": "x", "usage": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 3, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}, "stopReason": "stop"})
+    e = {"type": "message", "id": rid(), "parentId": parent, "timestamp": odd_ts() if R.random() < 0.3 else ts_iso(), "message": m}
+    if R.random() < 0.05: e["message"] = R.choice([None, "str", [], 5])
+    return e
+def usage_obj():
+    if R.random() < 0.1: return R.choice([None, 5, {}, {"input": 1}, {"input": "3", "cost": {"total": "1"}}])
+    return {"input": R.randint(0, 9), "output": R.randint(0, 9), "cacheRead": R.randint(0, 3), "cacheWrite": 0, "totalTokens": 1, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": R.choice([0, 0.5, 1e-7, 0.1, 0.2])}}
+def extra_line(parent, ids):
+    r = R.random()
+    base = {"id": rid(), "parentId": parent, "timestamp": ts_iso()}
+    if r < 0.2: return {"type": "compaction", **base, "summary": texts(), "firstKeptEntryId": R.choice(ids + ["nope", None]) if ids else None, "tokensBefore": 100, **({"usage": usage_obj()} if R.random() < 0.5 else {})}
+    if r < 0.35: return {"type": "branch_summary", **base, "fromId": R.choice(ids) if ids else "x", "summary": texts(), **({"usage": usage_obj()} if R.random() < 0.5 else {})}
+    if r < 0.5: return {"type": "usage", **base, "provider": R.choice(["p", None]), "model": "m", "usage": usage_obj()}
+    if r < 0.6: return {"type": "custom_message", **base, "customType": "x", "content": content("user"), "display": R.choice([True, False])}
+    if r < 0.7: return {"type": "thinking_level_change", **base, "thinkingLevel": R.choice(["high", "off", None, 5])}
+    if r < 0.8: return {"type": "model_change", **base, "provider": R.choice(["p", None]), "modelId": R.choice(["m", 5])}
+    if r < 0.9: return {"type": "label", **base, "targetId": R.choice(ids + ["ghost"]) if ids else "ghost", "label": R.choice(["x", "", None])}
+    if r < 0.95 and ids and True:
+        return {"type": "context_edit", **base, "targetId": R.choice(ids + ["ghost"]), "replacement": R.choice([None, {"content": texts()}, {"content": content("user")}, {"content": None}, 5, {}])}
+    b = dict(base); b["parentId"] = R.choice(ids) if ids else None  # branch off
+    return {"type": "message", **b, "message": {"role": "user", "content": texts()}}
+def entry_line(parent, ids=[]):
+    if True and R.random() < 0.4: return extra_line(parent, ids)
+    r = R.random()
+    if r < 0.7: return message_line(parent)
+    if r < 0.8: return {"type": "session_info", "id": rid(), "parentId": parent, "timestamp": ts_iso(), **({"name": R.choice(["my name", "", "  ", " spaced ", None, 5, "名前", "x" * 50])} if R.random() < 0.9 else {})}
+    if r < 0.85: return {"type": "label", "id": rid(), "parentId": parent, "timestamp": ts_iso(), "targetId": parent, "label": "l"}
+    if r < 0.9: return {"type": "model_change", "id": rid(), "parentId": parent, "timestamp": ts_iso(), "provider": "p", "modelId": "m"}
+    if r < 0.95: return {"type": "custom", "customType": "x", "id": rid(), "parentId": parent, "timestamp": ts_iso(), "data": {"a": [1, 2]}}
+    return {"type": R.choice(["Message", "message ", "", None, 5]), "id": rid(), "parentId": parent, "timestamp": ts_iso(), "message": {"role": "user", "content": "typo type"}}
+def dump(v):
+    s = json.dumps(v, ensure_ascii=R.random() < 0.3, separators=(",", ":") if R.random() < 0.9 else (", ", ": "))
+    return s
+def mutate(line):
+    k = R.random()
+    if k < 0.02: return line[:R.randint(0, len(line))]  # truncated
+    if k < 0.03: return line + " "
+    if k < 0.04: return " \t" + line
+    if k < 0.05: return line.replace('"type":"message"', '"type":"message","type":"label"', 1)
+    if k < 0.06: return line.replace('"role":"', '"role":"assistant","role":"', 1)
+    if k < 0.065: return line.replace(":", ": ", 3)
+    if k < 0.07: return line + ","
+    if k < 0.075: return line.replace('"timestamp":"', '"timestamp" : "', 1)
+    if k < 0.08: return line[:-1] + ',"extra":1e5}' if line.endswith("}") else line
+    if k < 0.085: return line.replace("\\n", "\\u000a")
+    if k < 0.09: return line.replace("e", "\\u0065", 2) if '"' in line else line
+    if k < 0.095: return line.replace("hello", "hel\x01lo")
+    if k < 0.1: return "[" + line + "]"
+    return line
+cwds = ["/home/u/proj", "/home/u/other", "/tmp/x y", "/home/u/proj/"]
+os.makedirs(root, exist_ok=True)
+for f in range(nfiles):
+    cwd = R.choice(cwds)
+    d = os.path.join(root, "--" + cwd.strip("/").replace("/", "-") + "--")
+    os.makedirs(d, exist_ok=True)
+    lines = []
+    hk = R.random()
+    header = {"type": "session", "version": R.choice([3, 3, 3, 2, 1, "3", None]), "id": R.choice([rid() + "-" + rid()] * 8 + [5, None, ""]),
+              "timestamp": odd_ts() if hk < 0.3 else ts_iso(), "cwd": R.choice([cwd] * 8 + [5, None, ""])}
+    if R.random() < 0.2: header["parentSession"] = R.choice(["/p/a.jsonl", 5, None])
+    if R.random() < 0.05: lines.append("garbage")
+    if R.random() < 0.05: lines.append("")
+    if R.random() < 0.03: lines.append(dump({"type": "message", "id": "x", "message": {"role": "user", "content": "before header"}}))
+    lines.append(dump(header) if R.random() < 0.97 else dump({"type": "Session", "id": "x"}))
+    parent = None; ids = []
+    for _ in range(R.randint(0, 12)):
+        e = entry_line(parent, ids); parent = e.get("id"); ids.append(parent) if isinstance(parent, str) else None
+        lines.append(mutate(dump(e)))
+    sep = R.choice(["\n"] * 12 + ["\r\n", "\r"])
+    body = sep.join(lines) + R.choice(["\n", "", "\n\n", "\r"])
+    name = "2026-01-01T00-00-00-000Z_%06d.jsonl" % f
+    p = os.path.join(d, name)
+    with open(p, "w", encoding="utf-8", newline="") as fh: fh.write(body)
