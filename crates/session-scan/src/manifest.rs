@@ -121,6 +121,10 @@ pub const CORPORA: &[(&str, &str)] = &[
         "8 hostile sessions and a hostile store written by cargo xtask adversarial; expected/ from the oracle's tree.mjs, stats.mjs and context.mjs (--isolate --deterministic --timeout-ms 20000) and list.mjs under Pi 1.6.0",
     ),
     (
+        "hostile",
+        "240 random hostile sessions written by corpora/hostile/gen.py (seed 19); expected/ from the oracle's list.mjs (listAll and list(/home/u/proj)), tree.mjs, stats.mjs and context.mjs under Pi 1.6.0 (Node 20.20.2, TZ=UTC) by corpora/hostile/record.sh, each file's mtime set to 1767225600 s + 1000 s * (k % 6) + 0.4 ms * (k % 3), k its place in name order",
+    ),
+    (
         "sort",
         "90 small sessions written by corpora/sort/gen.py, 28 with an Invalid Date modified; expected/listall-ids.json is the id order of the oracle's list.mjs under Pi 1.6.0 (Node 20.20.2), each file's mtime set to 1767225600 + 60 * k, k its place in name order",
     ),
