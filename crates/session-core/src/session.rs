@@ -70,6 +70,9 @@ pub enum Detail<'a> {
         /// A tool result whose `message.usage` is truthy (read only for tool results, the one
         /// role whose usage `stats` can otherwise skip without a parse).
         tool_result_usage: bool,
+        /// `message.content` holds a `null` item, where Pi's `getSessionStats()` and text
+        /// extraction throw (from the scan; false when the line was read by the full parse).
+        null_block: bool,
     },
 }
 
@@ -128,7 +131,8 @@ impl<'a> Entry<'a> {
             role.is("toolResult") && Field::from_span(b, scanned.message_field(b, "usage")).is_truthy();
         // A stored message goes out as its raw text only when that text is what Pi would print.
         let span = span.filter(|_| !scanned.overflow).map(|s| (s.start, s.end));
-        let detail = Detail::Message { message, role, content, span, tool_result_usage };
+        let null_block = scanned.null_in_content;
+        let detail = Detail::Message { message, role, content, span, tool_result_usage, null_block };
         entry.fill(&ScannedFields { line: b, scanned }, detail);
         entry
     }
@@ -142,7 +146,7 @@ impl<'a> Entry<'a> {
         let role = Field::from_value(m.and_then(|m| m.get("role")));
         let content = m.and_then(|m| m.get("content")).map(kind_of);
         let tool_result_usage = role.is("toolResult") && m.and_then(|m| m.get("usage")).is_some_and(Value::is_truthy);
-        let detail = Detail::Message { message, role, content, span: None, tool_result_usage };
+        let detail = Detail::Message { message, role, content, span: None, tool_result_usage, null_block: false };
         self.fill(&ValueFields(&v), detail);
     }
 

@@ -424,11 +424,14 @@ struct AssistantCount {
 
 /// Reads an assistant message without building its value: its object is scanned for its own
 /// fields, tool calls are found in the raw content, the usage read from its raw text. `None`
-/// when the full value is needed (escaped keys, a number out of range, a renamed hook message).
+/// when the full value is needed (escaped keys, a number out of range, a renamed hook message,
+/// a `null` content block, which the full reading reports).
 fn assistant_without_parsing(entry: &crate::session::Entry<'_>) -> Option<AssistantCount> {
     use crate::json::scan::SpanKind;
     use crate::session::Detail;
-    let Detail::Message { message: Some(SpanKind::Object), span: Some((start, end)), .. } = &entry.detail else {
+    let Detail::Message { message: Some(SpanKind::Object), span: Some((start, end)), null_block: false, .. } =
+        &entry.detail
+    else {
         return None;
     };
     if entry.hook_message_renamed || !entry.role().is("assistant") {

@@ -55,12 +55,10 @@ pub fn members(a: &[u8], at: usize, mut f: impl FnMut(&[u8], usize, usize)) -> O
 
 /// Walks a content array (validated JSON text) and calls `f` with the raw span and first byte of
 /// the `name` of each block whose `type` is the string `toolCall`. `None` when a block's keys or
-/// `type` hold escapes, or a block is `null` (where Pi throws): the caller then reads the full
-/// value. Arrays without the bytes `"toolCall"`, `null` and `\u` (the only other way to spell
-/// those) are not walked.
+/// `type` hold escapes (the caller then reads the full value). Arrays without the bytes
+/// `"toolCall"` and without `\u` escapes (the only way to spell it otherwise) are not walked.
 pub fn tool_call_blocks(a: &[u8], mut f: impl FnMut(Option<(usize, usize, u8)>)) -> Option<()> {
-    let finder = |needle: &[u8]| memchr::memmem::find(a, needle).is_some();
-    if !finder(b"\"toolCall\"") && !finder(b"\\u") && !finder(b"null") {
+    if memchr::memmem::find(a, b"\"toolCall\"").is_none() && memchr::memmem::find(a, b"\\u").is_none() {
         return Some(());
     }
     let mut i = ws(a, 1);
@@ -75,7 +73,6 @@ pub fn tool_call_blocks(a: &[u8], mut f: impl FnMut(Option<(usize, usize, u8)>))
                     f(name);
                 }
             }
-            b'n' => return None,
             _ => i = ws(a, skip_value(a, i)),
         }
     }
