@@ -17,13 +17,22 @@ use std::sync::OnceLock;
 
 use jiff::tz::TimeZone;
 
-/// The zone `Date.parse` takes a time without an offset in: set once by a program (Node uses
-/// the machine's zone, `TZ` first); UTC until then.
+/// Where the zone `Date.parse` takes a time without an offset in comes from: given once by a
+/// program (Node uses the machine's zone, `TZ` first); UTC without it.
+static LOCAL_ZONE_SOURCE: OnceLock<fn() -> TimeZone> = OnceLock::new();
+
+/// The local zone, asked of its source on the first time without an offset (nearly every time
+/// in a session has one, so most runs never ask).
 static LOCAL_ZONE: OnceLock<TimeZone> = OnceLock::new();
 
-/// Sets the local zone of [`parse_js_date`] for the whole process; false if it was already set.
-pub fn set_local_zone(zone: TimeZone) -> bool {
-    LOCAL_ZONE.set(zone).is_ok()
+/// Gives the local zone of [`parse_js_date`] for the whole process, as a function called when
+/// the zone is first needed; false if one was already given.
+pub fn set_local_zone(source: fn() -> TimeZone) -> bool {
+    LOCAL_ZONE_SOURCE.set(source).is_ok()
+}
+
+fn local_zone() -> &'static TimeZone {
+    LOCAL_ZONE.get_or_init(|| LOCAL_ZONE_SOURCE.get().map_or(TimeZone::UTC, |source| source()))
 }
 
 /// Milliseconds since the epoch for `Date.parse(s)` (the string's WTF-8 bytes), or `None` where
@@ -31,12 +40,17 @@ pub fn set_local_zone(zone: TimeZone) -> bool {
 pub fn parse_js_date(s: &[u8]) -> Option<f64> {
     match iso_fields(s) {
         Some(fields) => fields.utc_value(),
-        None => parse_js_date_in(s, LOCAL_ZONE.get().unwrap_or(&TimeZone::UTC)),
+        None => parse_in(s, local_zone),
     }
 }
 
 /// [`parse_js_date`] with times without an offset taken in `zone`.
 pub fn parse_js_date_in(s: &[u8], zone: &TimeZone) -> Option<f64> {
+    parse_in(s, || zone)
+}
+
+/// [`parse_js_date_in`] with the zone asked for only when the time has no offset.
+fn parse_in<'z>(s: &[u8], zone: impl FnOnce() -> &'z TimeZone) -> Option<f64> {
     let fields = compose(s)?;
     match fields.offset_seconds {
         Some(_) => fields.utc_value(),
@@ -46,7 +60,7 @@ pub fn parse_js_date_in(s: &[u8], zone: &TimeZone) -> Option<f64> {
             if local.abs() > MAX_TIME + 864e6 {
                 return None;
             }
-            clip(local - local_offset_ms(local, zone))
+            clip(local - local_offset_ms(local, zone()))
         }
     }
 }
@@ -367,35 +381,54 @@ impl<'a> Tokens<'a> {
     }
 }
 
+/// Up to `N` numbers, in the order read.
+struct Parts<const N: usize> {
+    values: [i64; N],
+    count: usize,
+}
+
+impl<const N: usize> Default for Parts<N> {
+    fn default() -> Self {
+        Parts { values: [0; N], count: 0 }
+    }
+}
+
+impl<const N: usize> Parts<N> {
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+    /// Adds `n`; false when all `N` are read.
+    fn add(&mut self, n: i64) -> bool {
+        let room = self.count < N;
+        if room {
+            self.values[self.count] = n;
+            self.count += 1;
+        }
+        room
+    }
+    /// The numbers, those not read as `missing`.
+    fn filled(mut self, missing: i64) -> [i64; N] {
+        self.values[self.count..].fill(missing);
+        self.values
+    }
+}
+
 /// The day as read: up to three numbers, and a month by name.
 #[derive(Default)]
 struct Day {
-    parts: [i64; 3],
-    count: usize,
+    parts: Parts<3>,
     named_month: Option<i64>,
     iso: bool,
 }
 
 impl Day {
-    fn add(&mut self, n: i64) -> bool {
-        let room = self.count < 3;
-        if room {
-            self.parts[self.count] = n;
-            self.count += 1;
-        }
-        room
-    }
-
     /// Year, month and day: in the ISO order, else the order the parts' values allow; a
     /// missing part is 1, a two-digit year is of 1950 to 2049 (outside the ISO format).
-    fn compose(mut self) -> Option<(i64, u32, u32)> {
-        if self.count == 0 {
+    fn compose(self) -> Option<(i64, u32, u32)> {
+        if self.parts.is_empty() {
             return None;
         }
-        for part in &mut self.parts[self.count..] {
-            *part = 1;
-        }
-        let [a, b, c] = self.parts;
+        let [a, b, c] = self.parts.filled(1);
         let is_day = |n: i64| (1..=31).contains(&n);
         let (year, month, day) = match self.named_month {
             None if self.iso || !is_day(a) => (a, b, c),
@@ -416,42 +449,27 @@ impl Day {
 /// The time of day as read: hour, minute, second and millisecond, and `am`/`pm`.
 #[derive(Default)]
 struct Time {
-    parts: [i64; 4],
-    count: usize,
+    parts: Parts<4>,
     hour_offset: Option<i64>,
 }
 
 impl Time {
-    fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-    fn add(&mut self, n: i64) -> bool {
-        let room = self.count < 4;
-        if room {
-            self.parts[self.count] = n;
-            self.count += 1;
-        }
-        room
-    }
     /// Adds `n` and closes the time (the parts after it are 0).
     fn add_last(&mut self, n: i64) -> bool {
-        let added = self.add(n);
-        self.count = 4;
+        let added = self.parts.add(n);
+        self.parts.count = 4;
         added
     }
     /// Whether `n` can be the next part after an hour.
     fn expects(&self, n: i64) -> bool {
-        match self.count {
+        match self.parts.count {
             1 | 2 => (0..60).contains(&n),
             3 => (0..1000).contains(&n),
             _ => false,
         }
     }
-    fn compose(mut self) -> Option<(u32, u32, u32, u32)> {
-        for part in &mut self.parts[self.count..] {
-            *part = 0;
-        }
-        let [mut hour, minute, second, millis] = self.parts;
+    fn compose(self) -> Option<(u32, u32, u32, u32)> {
+        let [mut hour, minute, second, millis] = self.parts.filled(0);
         if let Some(offset) = self.hour_offset {
             if !(0..=12).contains(&hour) {
                 return None;
@@ -535,21 +553,21 @@ fn iso_prefix(tokens: &mut Tokens, day: &mut Day, time: &mut Time, offset: &mut 
         if sign < 0 && year == 0 {
             return Some(sign_token);
         }
-        day.add(sign * year);
+        day.parts.add(sign * year);
     } else if let Some(year) = tokens.peek().is_number_of(4) {
         tokens.next();
-        day.add(year);
+        day.parts.add(year);
     } else {
         return Some(tokens.next());
     }
     if tokens.skip_symbol(b'-') {
         match tokens.peek().is_number_of(2) {
-            Some(month) if (1..=12).contains(&month) => day.add(tokens.next().is_number_of(2)?),
+            Some(month) if (1..=12).contains(&month) => day.parts.add(tokens.next().is_number_of(2)?),
             _ => return Some(tokens.next()),
         };
         if tokens.skip_symbol(b'-') {
             match tokens.peek().is_number_of(2) {
-                Some(d) if (1..=31).contains(&d) => day.add(tokens.next().is_number_of(2)?),
+                Some(d) if (1..=31).contains(&d) => day.parts.add(tokens.next().is_number_of(2)?),
                 _ => return Some(tokens.next()),
             };
         }
@@ -568,7 +586,7 @@ fn iso_prefix(tokens: &mut Tokens, day: &mut Day, time: &mut Time, offset: &mut 
     let two_digits = |tokens: &Tokens, max: i64| tokens.peek().is_number_of(2).filter(|n| (0..=max).contains(n));
     let hour = two_digits(tokens, 24)?;
     tokens.next();
-    time.add(hour);
+    time.parts.add(hour);
     // Hour 24 only as the day's end: every later part zero.
     let at_24 = hour == 24;
     if !tokens.skip_symbol(b':') {
@@ -576,18 +594,18 @@ fn iso_prefix(tokens: &mut Tokens, day: &mut Day, time: &mut Time, offset: &mut 
     }
     let minute = two_digits(tokens, 59).filter(|&m| !at_24 || m == 0)?;
     tokens.next();
-    time.add(minute);
+    time.parts.add(minute);
     if tokens.skip_symbol(b':') {
         let second = two_digits(tokens, 59).filter(|&s| !at_24 || s == 0)?;
         tokens.next();
-        time.add(second);
+        time.parts.add(second);
         if tokens.skip_symbol(b'.') {
             let Token::Number { value, len } = tokens.peek() else { return None };
             if at_24 && value > 0 {
                 return None;
             }
             tokens.next();
-            time.add(fraction_millis(value, len));
+            time.parts.add(fraction_millis(value, len));
         }
     }
     if tokens.peek().is_zone_z() {
@@ -623,7 +641,7 @@ fn iso_prefix(tokens: &mut Tokens, day: &mut Day, time: &mut Time, offset: &mut 
 
 /// V8's fallback over the tokens from `token` on: `None` where it gives up.
 fn fallback(tokens: &mut Tokens, mut token: Token, day: &mut Day, time: &mut Time, offset: &mut Offset) -> Option<()> {
-    let mut read_number = day.count > 0;
+    let mut read_number = !day.parts.is_empty();
     loop {
         match token {
             Token::End => return Some(()),
@@ -632,20 +650,20 @@ fn fallback(tokens: &mut Tokens, mut token: Token, day: &mut Day, time: &mut Tim
                 if tokens.skip_symbol(b':') {
                     if tokens.skip_symbol(b':') {
                         // `n::` is an hour and a zero minute.
-                        if !time.is_empty() {
+                        if !time.parts.is_empty() {
                             return None;
                         }
-                        time.add(n);
-                        time.add(0);
+                        time.parts.add(n);
+                        time.parts.add(0);
                     } else {
-                        if !time.add(n) {
+                        if !time.parts.add(n) {
                             return None;
                         }
                         tokens.skip_symbol(b'.');
                     }
                 } else if tokens.skip_symbol(b'.') && time.expects(n) {
                     // The dot is taken whether or not a time goes on.
-                    time.add(n);
+                    time.parts.add(n);
                     let Token::Number { value, len } = tokens.peek() else { return None };
                     tokens.next();
                     time.add_last(fraction_millis(value, len));
@@ -658,14 +676,14 @@ fn fallback(tokens: &mut Tokens, mut token: Token, day: &mut Day, time: &mut Tim
                         return None;
                     }
                 } else {
-                    if !day.add(n) {
+                    if !day.parts.add(n) {
                         return None;
                     }
                     tokens.skip_symbol(b'-');
                 }
             }
             Token::Word { kind, .. } => match kind {
-                WordKind::AmPm(hours) if !time.is_empty() => time.hour_offset = Some(hours),
+                WordKind::AmPm(hours) if !time.parts.is_empty() => time.hour_offset = Some(hours),
                 WordKind::Month(month) => {
                     day.named_month = Some(month);
                     tokens.skip_symbol(b'-');
@@ -675,7 +693,7 @@ fn fallback(tokens: &mut Tokens, mut token: Token, day: &mut Day, time: &mut Tim
                 _ if read_number || tokens.peek().is_number() => return None,
                 _ => {}
             },
-            Token::Symbol(c @ (b'+' | b'-')) if offset.is_utc() || !time.is_empty() => {
+            Token::Symbol(c @ (b'+' | b'-')) if offset.is_utc() || !time.parts.is_empty() => {
                 // An offset after a zone name or a time: `+5`, `+0530`, `+05:30`.
                 offset.sign = Some(if c == b'-' { -1 } else { 1 });
                 let (n, len) = match tokens.peek() {

@@ -455,8 +455,7 @@ impl<'a> Session<'a> {
     /// `getSessionName()`: the latest `session_info` in file order decides, `""` clears.
     /// A non-string name (the reference throws) reads as no name.
     pub fn name(&self) -> Option<crate::json::JsStr<'a>> {
-        let info = self.records.iter().skip(1).rev().find(|e| e.is_type("session_info"))?;
-        match &info.detail {
+        match &self.latest_session_info()?.detail {
             Detail::SessionInfo(Field::Str(s)) => {
                 let t = crate::text::js_trim(s.as_bytes());
                 (!t.is_empty()).then(|| crate::field::decode_string(t, false).into_owned())
@@ -468,11 +467,16 @@ impl<'a> Session<'a> {
     /// Where `getSessionName()` throws: the latest `session_info` when its `name` is neither a
     /// string, `null` nor absent (`name?.trim` is not a function); its line and byte offset.
     pub fn name_that_throws(&self) -> Option<(u64, u64)> {
-        let info = self.records.iter().skip(1).rev().find(|e| e.is_type("session_info"))?;
+        let info = self.latest_session_info()?;
         match &info.detail {
             Detail::SessionInfo(Field::Str(_) | Field::Null | Field::Absent) => None,
             _ => Some((info.line_number, info.offset)),
         }
+    }
+
+    /// The last `session_info` in file order, which decides the name.
+    fn latest_session_info(&self) -> Option<&Entry<'a>> {
+        self.records.iter().skip(1).rev().find(|e| e.is_type("session_info"))
     }
 
     /// `getBranch(fromId)`: record indices from the root to `from` (or the leaf). Stops at a

@@ -101,24 +101,8 @@ pub fn presort(scope: &Scope, listed: &mut [Listed]) {
 }
 
 fn candidate(path: PathBuf) -> Candidate {
-    let mtime = std::fs::metadata(&path).ok().map(|m| mtime_ms(&m)).filter(|t| !t.is_nan());
+    let mtime = std::fs::metadata(&path).ok().map(|m| crate::read::mtime_ms(&m)).filter(|t| !t.is_nan());
     Candidate { path, mtime }
-}
-
-/// A file's `stats.mtimeMs` as Node computes it: seconds × 1000 plus nanoseconds / 10⁶, in doubles
-/// (`NaN` where the system keeps no mtime). Sorting compares these; `modified` rounds them.
-pub fn mtime_ms(meta: &std::fs::Metadata) -> f64 {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        meta.mtime() as f64 * 1e3 + meta.mtime_nsec() as f64 / 1e6
-    }
-    #[cfg(not(unix))]
-    match meta.modified().map(|t| t.duration_since(std::time::UNIX_EPOCH)) {
-        Ok(Ok(d)) => d.as_secs() as f64 * 1e3 + f64::from(d.subsec_nanos()) / 1e6,
-        Ok(Err(e)) => -(e.duration().as_secs() as f64 * 1e3 + f64::from(e.duration().subsec_nanos()) / 1e6),
-        Err(_) => f64::NAN,
-    }
 }
 
 fn basename(p: &Path) -> String {

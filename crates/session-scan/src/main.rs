@@ -111,8 +111,9 @@ impl Outcome {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // `Date.parse` takes a time without an offset in the machine's zone (`TZ` first), as Node does.
-    session_core::jsdate::set_local_zone(jiff::tz::TimeZone::system());
+    // `Date.parse` takes a time without an offset in the machine's zone (`TZ` first), as Node does;
+    // it is read only if such a time is met.
+    session_core::jsdate::set_local_zone(jiff::tz::TimeZone::system);
     if cli.no_mmap && !cli.mmap {
         session_scan::read::set_default_strategy(ReadStrategy::Buffered);
     }

@@ -89,7 +89,7 @@ pub fn read_file_into(
 ) -> std::io::Result<(Option<crate::mmap::Mapped>, f64)> {
     buf.clear();
     let (mut file, meta) = open_regular(path)?;
-    let mtime = crate::list::mtime_ms(&meta);
+    let mtime = mtime_ms(&meta);
     let map = match strategy {
         ReadStrategy::Mmap => true,
         ReadStrategy::Buffered => false,
@@ -110,6 +110,22 @@ pub fn read_file_into(
     }
     file.read_to_end(buf)?;
     Ok((None, mtime))
+}
+
+/// A file's `stats.mtimeMs` as Node computes it: seconds × 1000 plus nanoseconds / 10⁶, in doubles
+/// (`NaN` where the system keeps no mtime). Sorting compares these; `modified` rounds them.
+pub fn mtime_ms(meta: &std::fs::Metadata) -> f64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.mtime() as f64 * 1e3 + meta.mtime_nsec() as f64 / 1e6
+    }
+    #[cfg(not(unix))]
+    match meta.modified().map(|t| t.duration_since(std::time::UNIX_EPOCH)) {
+        Ok(Ok(d)) => d.as_secs() as f64 * 1e3 + f64::from(d.subsec_nanos()) / 1e6,
+        Ok(Err(e)) => -(e.duration().as_secs() as f64 * 1e3 + f64::from(e.duration().subsec_nanos()) / 1e6),
+        Err(_) => f64::NAN,
+    }
 }
 
 /// Opens a file for reading, refusing anything but a regular file. The open does not block, so
@@ -316,7 +332,7 @@ fn stream_lines(
 ) -> std::io::Result<Streamed> {
     use session_core::lines::{LineRule, Lines, ScannedLines};
     let chunk = usize::try_from(chunk.max(1)).unwrap_or(usize::MAX);
-    let mtime = crate::list::mtime_ms(&meta);
+    let mtime = mtime_ms(&meta);
     // `buf[head..head + len]` holds the bytes not yet handed over; the rest of `buf` is room
     // already made. `head` puts each read's destination on a cache line ([`read_start`]).
     let mut head = read_start(buf, 0);
@@ -635,7 +651,7 @@ fn for_each_scanned_line(
         _ => {}
     }
     let Ok(map) = crate::mmap::map(&file) else { return Ok(ScannedPass::Stream((file, meta))) };
-    let (mtime, meta_len) = (crate::list::mtime_ms(&meta), meta.len());
+    let (mtime, meta_len) = (mtime_ms(&meta), meta.len());
     let long_line = long_line(meta_len);
     let bytes: &[u8] = &map;
     let pieces = rayon::current_num_threads().max(1) * PIECES_PER_THREAD;
@@ -705,7 +721,7 @@ fn finish_mapped(map: crate::mmap::Mapped, path: &Path, meta: &std::fs::Metadata
         drop(map);
         return open_regular(path).map(ScannedPass::Stream);
     }
-    Ok(ScannedPass::Done(meta.len(), crate::list::mtime_ms(meta)))
+    Ok(ScannedPass::Done(meta.len(), mtime_ms(meta)))
 }
 
 /// While a file is scanned on one core from its map, the pages read are given back each time the
