@@ -20,6 +20,7 @@ PY
 mkdir -p expected
 node "$oracle/list.mjs" "$tmp/root" | sed "s#$tmp/root/#hostile/#g" > expected/list.json
 node "$oracle/list.mjs" "$tmp/root" /home/u/proj | sed "s#$tmp/root/#hostile/#g" > expected/list-cwd.json
+node "$oracle/list.mjs" --flat-all "$tmp/root/--tmp-x y--" | sed "s#$tmp/root/#hostile/#g" > expected/list-flat-all.json
 node "$oracle/tree.mjs" sessions > expected/tree.jsonl
 node "$oracle/stats.mjs" sessions > expected/stats.jsonl
 node "$oracle/context.mjs" sessions > expected/context.jsonl

@@ -122,7 +122,7 @@ pub const CORPORA: &[(&str, &str)] = &[
     ),
     (
         "hostile",
-        "240 random hostile sessions written by corpora/hostile/gen.py (seed 19); expected/ from the oracle's list.mjs (listAll and list(/home/u/proj)), tree.mjs, stats.mjs and context.mjs under Pi 1.6.0 (Node 20.20.2, TZ=UTC) by corpora/hostile/record.sh, each file's mtime set to 1767225600 s + 1000 s * (k % 6) + 0.4 ms * (k % 3), k its place in name order",
+        "240 random hostile sessions written by corpora/hostile/gen.py (seed 19); expected/ from the oracle's list.mjs (listAll, list(/home/u/proj) and listAll of the flat folder --tmp-x y--), tree.mjs, stats.mjs and context.mjs under Pi 1.6.0 (Node 20.20.2, TZ=UTC) by corpora/hostile/record.sh, each file's mtime set to 1767225600 s + 1000 s * (k % 6) + 0.4 ms * (k % 3), k its place in name order",
     ),
     (
         "sort",
