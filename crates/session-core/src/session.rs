@@ -299,15 +299,23 @@ pub enum LoadError {
     },
 }
 
+impl LoadError {
+    /// Why the file was refused, without where (for a caller that names the line and offset
+    /// itself); [`Display`](std::fmt::Display) puts the place first.
+    pub fn reason(&self) -> String {
+        match self {
+            LoadError::Empty => "empty file: not a session (Pi would write a new header into it)".into(),
+            LoadError::NotASession { reason, .. } => format!("not a valid pi session: {reason}"),
+        }
+    }
+}
+
 impl std::fmt::Display for LoadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LoadError::Empty => write!(f, "empty file: not a session (Pi would write a new header into it)"),
-            LoadError::NotASession { line: Some(l), offset: Some(o), reason } => {
-                write!(f, "line {l}, byte {o}: not a valid pi session: {reason}")
-            }
-            LoadError::NotASession { reason, .. } => write!(f, "not a valid pi session: {reason}"),
+        if let LoadError::NotASession { line: Some(l), offset: Some(o), .. } = self {
+            write!(f, "line {l}, byte {o}: ")?;
         }
+        f.write_str(&self.reason())
     }
 }
 

@@ -278,7 +278,7 @@ fn run_file(file: &str, bytes: &[u8], which: Which<'_>, json: bool) -> Outcome {
                 session_core::LoadError::NotASession { line, offset, .. } => (*line, *offset),
                 session_core::LoadError::Empty => (None, None),
             };
-            o.fail(file, json, line, offset, e.to_string());
+            o.fail(file, json, line, offset, e.reason());
             return o;
         }
     };

@@ -124,7 +124,34 @@ pub struct Report {
     /// Activity.
     pub activity: Activity,
     /// Files that could not be read, with why.
-    pub errors: Vec<(PathBuf, String)>,
+    pub errors: Vec<(PathBuf, FileError)>,
+}
+
+/// Why a file was not counted, and where in it when that is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileError {
+    /// The line of the record that made the file no session.
+    pub line: Option<u64>,
+    /// Its byte offset.
+    pub offset: Option<u64>,
+    /// Why, without the place.
+    pub message: String,
+}
+
+impl FileError {
+    fn unplaced(message: String) -> Self {
+        FileError { line: None, offset: None, message }
+    }
+}
+
+impl From<session_core::LoadError> for FileError {
+    fn from(e: session_core::LoadError) -> Self {
+        let (line, offset) = match &e {
+            session_core::LoadError::NotASession { line, offset, .. } => (*line, *offset),
+            session_core::LoadError::Empty => (None, None),
+        };
+        FileError { line, offset, message: e.reason() }
+    }
 }
 
 /// The header of a file: enough to know its family (`parentSession`). Reads the first line only
@@ -166,7 +193,7 @@ struct Partial {
     sessions: HashMap<String, SessionExtra>,
     activity: Activity,
     days: HashSet<jiff::civil::Date>,
-    errors: Vec<(PathBuf, String)>,
+    errors: Vec<(PathBuf, FileError)>,
 }
 
 impl Partial {
@@ -270,7 +297,7 @@ fn read_file(opts: &Options, path: &Path, family: bool, parallel_from: u64, buf:
     );
     let usage = match read {
         Err(e) => {
-            acc.errors.push((path.to_path_buf(), format!("cannot read: {e}")));
+            acc.errors.push((path.to_path_buf(), FileError::unplaced(format!("cannot read: {e}"))));
             return;
         }
         Ok((_, 0, _)) => Err(session_core::LoadError::Empty),
@@ -279,7 +306,7 @@ fn read_file(opts: &Options, path: &Path, family: bool, parallel_from: u64, buf:
     let usage = match usage {
         Ok(u) => u,
         Err(e) => {
-            acc.errors.push((path.to_path_buf(), e.to_string()));
+            acc.errors.push((path.to_path_buf(), e.into()));
             return;
         }
     };

@@ -100,9 +100,11 @@ pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
     });
     for (p, e) in &report.errors {
         if a.json {
-            eprintln!("{}", session_scan::report::error_json(&p.to_string_lossy(), None, None, e));
+            eprintln!("{}", session_scan::report::error_json(&p.to_string_lossy(), e.line, e.offset, &e.message));
+        } else if let (Some(line), Some(offset)) = (e.line, e.offset) {
+            eprintln!("{}:{line}: byte {offset}: {}", p.display(), e.message);
         } else {
-            eprintln!("{}: {e}", p.display());
+            eprintln!("{}: {}", p.display(), e.message);
         }
     }
     let mut keys: Vec<&RowKey> = report.rows.keys().collect();

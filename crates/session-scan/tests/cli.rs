@@ -78,8 +78,34 @@ fn json_errors_name_the_file_line_and_byte_offset() {
     let err = &records[1];
     assert_eq!(err["file"], bad.to_string_lossy().as_ref());
     assert_eq!((err["error"]["line"].as_u64(), err["error"]["offset"].as_u64()), (Some(2), Some(5)), "{err}");
+    let why = "not a valid pi session: the first parsed record is not a session header";
+    assert_eq!(err["error"]["message"], why, "{err}");
+    // The place is said once, before the reason.
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains(&format!("{}:2: byte 5:", bad.display())), "{stderr}");
+    assert_eq!(stderr.trim_end(), format!("{}:2: byte 5: {why}", bad.display()));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `usage` names a refused file's line and byte offset once, in text as the other commands do
+/// and in JSON as fields, and counts the sessions it can read.
+#[test]
+fn usage_errors_name_the_file_line_and_byte_offset() {
+    let dir = scratch("usage-errors");
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, format!("    \n{MESSAGE}\n")).unwrap();
+    let why = "not a valid pi session: the first parsed record is not a session header";
+    good_file(&dir, "ok.jsonl");
+    let out = run(scan().args(["usage", "daily"]).arg(&dir));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end(), format!("{}:2: byte 5: {why}", bad.display()));
+    let out = run(scan().args(["usage", "daily", "--json"]).arg(&dir));
+    assert_eq!(out.status.code(), Some(1));
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(err["file"], bad.to_string_lossy().as_ref());
+    assert_eq!((err["error"]["line"].as_u64(), err["error"]["offset"].as_u64()), (Some(2), Some(5)), "{err}");
+    assert_eq!(err["error"]["message"], why);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["activity"]["sessions"].as_u64(), Some(1), "{report}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
