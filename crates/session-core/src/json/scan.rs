@@ -852,6 +852,9 @@ fn pi_usage(b: &[u8], i: usize, marks: &mut [u32; 5]) -> Option<usize> {
     #[inline(always)]
     fn then_number<const N: usize>(b: &[u8], i: usize, pieces: &[u8; N]) -> Option<(usize, usize)> {
         let start = piece(b, i, pieces)?;
+        if let Some(end) = short_plain_number(b, start) {
+            return Some((start, end));
+        }
         match number(b, start) {
             Ok((end, false)) => Some((start, end)),
             _ => None,
@@ -871,6 +874,38 @@ fn pi_usage(b: &[u8], i: usize, marks: &mut [u32; 5]) -> Option<usize> {
     // Only a usage read whole changes the marks: those of an earlier one stay good.
     *marks = [input, output, cache_read, cache_write, total].map(|at| at as u32);
     Some(end)
+}
+
+/// Past the number at `i` if it is written as digits, then maybe a `.` and digits, without a
+/// leading zero or an exponent, in fewer than 32 bytes (every count and amount Pi writes in a
+/// usage but the rare tiny amount with an exponent): found from one mask of the digits among the
+/// next 32 bytes, without a loop over them. `None` for anything else, which [`number`] then reads.
+#[inline(always)]
+fn short_plain_number(b: &[u8], i: usize) -> Option<usize> {
+    use wide::u8x16;
+    let window = b.get(i..i + 32)?;
+    let digits_of = |half: &[u8]| {
+        let v = u8x16::new(half.try_into().unwrap_or([0; 16]));
+        // A digit is a byte whose distance above '0' (wrapping) is at most 9.
+        let above_zero = v - u8x16::splat(b'0');
+        u64::from(above_zero.min(u8x16::splat(9)).simd_eq(above_zero).to_bitmask())
+    };
+    let digits = digits_of(&window[..16]) | digits_of(&window[16..]) << 16;
+    let whole = (!digits).trailing_zeros() as usize;
+    if whole == 0 || (whole > 1 && window[0] == b'0') {
+        return None;
+    }
+    let len = if window.get(whole) == Some(&b'.') {
+        let fraction = (!(digits >> (whole + 1))).trailing_zeros() as usize;
+        if fraction == 0 {
+            return None;
+        }
+        whole + 1 + fraction
+    } else {
+        whole
+    };
+    // An exponent is `number`'s to read.
+    (len < 32 && window[len] | 0x20 != b'e').then_some(i + len)
 }
 
 /// The pieces before the first four numbers of a usage as Pi writes it ([`pi_usage`]); their
@@ -1925,6 +1960,58 @@ pub(crate) mod tests {
             ok += usize::from(expected.is_ok());
         }
         assert!(ok > 20_000, "too few valid numbers drawn: {ok}");
+    }
+
+    /// The usage's one-mask number read answers only where [`number`] reads a number without an
+    /// exponent, and then ends it at the same byte; it answers for every count and amount Pi
+    /// writes (below 32 bytes, no sign, no exponent), whatever follows within its window.
+    #[test]
+    fn short_plain_numbers_end_where_the_number_scan_ends() {
+        const PIECES: &[&[u8]] =
+            &[b"-", b"0", b"7", b"1234567", b"99999999", b".", b"e", b"E", b"+", b"/", b":", b"\x80", b",", b"}"];
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
+        let (mut answered, mut pi_shaped) = (0, 0);
+        for _ in 0..200_000 {
+            let mut b = Vec::new();
+            for _ in 0..(1 + next() % 8) {
+                b.extend_from_slice(PIECES[(next() % PIECES.len() as u64) as usize]);
+            }
+            // The window always holds 32 bytes: what follows the number is arbitrary.
+            b.extend_from_slice(&[b'}'; 32]);
+            let scanned = number(&b, 0);
+            match short_plain_number(&b, 0) {
+                Some(end) => {
+                    assert_eq!(scanned, Ok((end, false)), "{}", String::from_utf8_lossy(&b));
+                    answered += 1;
+                }
+                None => {
+                    if let Ok((end, false)) = scanned {
+                        // Only a sign, a length of 32 or more, or a zero before a digit (a
+                        // number of its own, then a digit no grammar takes) goes to `number`.
+                        let zero_then_digit = b[0] == b'0' && b[1].is_ascii_digit();
+                        assert!(b[0] == b'-' || end >= 32 || zero_then_digit, "{}", String::from_utf8_lossy(&b));
+                    }
+                }
+            }
+            let text = String::from_utf8_lossy(&b);
+            pi_shaped += usize::from(text.split('}').next().is_some_and(|n| n.parse::<f64>().is_ok()));
+        }
+        assert!(answered > 20_000 && pi_shaped > 20_000, "too few numbers drawn: {answered}, {pi_shaped}");
+        let amounts = [
+            ("0", Some(1)),
+            ("16465", Some(5)),
+            ("0.0033710999999999997", Some(21)),
+            ("0.02364", Some(7)),
+            ("1e-7", None),
+            ("-1", None),
+            ("007", None),
+            ("1.", None),
+            (".5", None),
+        ];
+        for (amount, expected) in amounts {
+            let b = format!("{amount},\"total\":0}}}}{}", " ".repeat(32));
+            assert_eq!(short_plain_number(b.as_bytes(), 0), expected, "{amount}");
+        }
     }
 
     #[test]
