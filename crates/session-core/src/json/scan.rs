@@ -736,13 +736,19 @@ fn pi_field<const N: usize>(b: &[u8], i: usize, key: &[u8; N], value: PiValue, o
             out.usage_at = Some(start as u32);
             (end, value_span(start, end, SpanKind::Object))
         }
-        PiValue::Number => match b.get(start) {
-            Some(b'-' | b'0'..=b'9') => match number(b, start) {
-                Ok((end, false)) => (end, value_span(start, end, SpanKind::Number)),
-                _ => return None,
-            },
-            _ => return None,
-        },
+        PiValue::Number => {
+            let end = match short_plain_number(b, start) {
+                Some(end) => end,
+                None => match b.get(start) {
+                    Some(b'-' | b'0'..=b'9') => match number(b, start) {
+                        Ok((end, false)) => end,
+                        _ => return None,
+                    },
+                    _ => return None,
+                },
+            };
+            (end, value_span(start, end, SpanKind::Number))
+        }
         PiValue::Bool => piece(b, start, b"true")
             .or_else(|| piece(b, start, b"false"))
             .map(|end| (end, value_span(start, end, SpanKind::Bool)))?,
