@@ -300,6 +300,14 @@ pub enum LoadError {
 }
 
 impl LoadError {
+    /// The line and byte offset of the record that made the file no session, where known.
+    pub fn place(&self) -> (Option<u64>, Option<u64>) {
+        match self {
+            LoadError::NotASession { line, offset, .. } => (*line, *offset),
+            LoadError::Empty => (None, None),
+        }
+    }
+
     /// Why the file was refused, without where (for a caller that names the line and offset
     /// itself); [`Display`](std::fmt::Display) puts the place first.
     pub fn reason(&self) -> String {
@@ -312,7 +320,7 @@ impl LoadError {
 
 impl std::fmt::Display for LoadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let LoadError::NotASession { line: Some(l), offset: Some(o), .. } = self {
+        if let (Some(l), Some(o)) = self.place() {
             write!(f, "line {l}, byte {o}: ")?;
         }
         f.write_str(&self.reason())

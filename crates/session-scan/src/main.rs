@@ -274,10 +274,7 @@ fn run_file(file: &str, bytes: &[u8], which: Which<'_>, json: bool) -> Outcome {
     let session = match session_scan::load_session(bytes) {
         Ok(s) => s,
         Err(e) => {
-            let (line, offset) = match &e {
-                session_core::LoadError::NotASession { line, offset, .. } => (*line, *offset),
-                session_core::LoadError::Empty => (None, None),
-            };
+            let (line, offset) = e.place();
             o.fail(file, json, line, offset, e.reason());
             return o;
         }

@@ -146,10 +146,7 @@ impl FileError {
 
 impl From<session_core::LoadError> for FileError {
     fn from(e: session_core::LoadError) -> Self {
-        let (line, offset) = match &e {
-            session_core::LoadError::NotASession { line, offset, .. } => (*line, *offset),
-            session_core::LoadError::Empty => (None, None),
-        };
+        let (line, offset) = e.place();
         FileError { line, offset, message: e.reason() }
     }
 }

@@ -883,9 +883,10 @@ fn pi_usage(b: &[u8], i: usize, marks: &mut [u32; 5]) -> Option<usize> {
 }
 
 /// Past the number at `i` if it is written as digits, then maybe a `.` and digits, without a
-/// leading zero or an exponent, in fewer than 32 bytes (every count and amount Pi writes in a
-/// usage but the rare tiny amount with an exponent): found from one mask of the digits among the
-/// next 32 bytes, without a loop over them. `None` for anything else, which [`number`] then reads.
+/// leading zero or an exponent, in fewer than 32 bytes (every time in ms and every count and
+/// amount Pi writes in a usage, but the rare tiny amount with an exponent): found from one mask of
+/// the digits among the next 32 bytes, without a loop over them. `None` for anything else, which
+/// [`number`] then reads.
 #[inline(always)]
 fn short_plain_number(b: &[u8], i: usize) -> Option<usize> {
     use wide::u8x16;
@@ -1968,15 +1969,16 @@ pub(crate) mod tests {
         assert!(ok > 20_000, "too few valid numbers drawn: {ok}");
     }
 
-    /// The usage's one-mask number read answers only where [`number`] reads a number without an
-    /// exponent, and then ends it at the same byte; it answers for every count and amount Pi
-    /// writes (below 32 bytes, no sign, no exponent), whatever follows within its window.
+    /// The one-mask number read answers only where [`number`] reads a number without an exponent,
+    /// and then ends it at the same byte; it answers for every such number below 32 bytes without
+    /// a sign (every one Pi writes in a usage or a time), whatever follows within its window,
+    /// but a `0` that a digit follows.
     #[test]
     fn short_plain_numbers_end_where_the_number_scan_ends() {
         const PIECES: &[&[u8]] =
             &[b"-", b"0", b"7", b"1234567", b"99999999", b".", b"e", b"E", b"+", b"/", b":", b"\x80", b",", b"}"];
         let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
-        let (mut answered, mut pi_shaped) = (0, 0);
+        let mut answered = 0;
         for _ in 0..200_000 {
             let mut b = Vec::new();
             for _ in 0..(1 + next() % 8) {
@@ -1999,10 +2001,8 @@ pub(crate) mod tests {
                     }
                 }
             }
-            let text = String::from_utf8_lossy(&b);
-            pi_shaped += usize::from(text.split('}').next().is_some_and(|n| n.parse::<f64>().is_ok()));
         }
-        assert!(answered > 20_000 && pi_shaped > 20_000, "too few numbers drawn: {answered}, {pi_shaped}");
+        assert!(answered > 20_000, "too few plain numbers drawn: {answered}");
         let amounts = [
             ("0", Some(1)),
             ("16465", Some(5)),
