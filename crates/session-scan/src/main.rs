@@ -97,11 +97,7 @@ impl Outcome {
     /// Records that `file` could not be used: on stderr with its line and offset, and in place of
     /// the record when `json`.
     fn fail(&mut self, file: &str, json: bool, line: Option<u64>, offset: Option<u64>, msg: String) {
-        let at = match (line, offset) {
-            (Some(l), Some(b)) => format!("{file}:{l}: byte {b}: "),
-            _ => format!("{file}: "),
-        };
-        self.stderr.push(format!("{at}{msg}"));
+        self.stderr.push(session_scan::report::error_text(file, line, offset, &msg));
         self.failed = true;
         if json {
             self.stdout.extend(error_record(file, line, offset, &msg));

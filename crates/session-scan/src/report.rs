@@ -482,6 +482,15 @@ pub fn context_text(file: &str, messages: &[Value<'_>]) -> String {
     out
 }
 
+/// `FILE:LINE: byte OFFSET: MESSAGE` (or `FILE: MESSAGE` where the place is not known): how every
+/// command reports a file it could not use on stderr.
+pub fn error_text(file: &str, line: Option<u64>, offset: Option<u64>, message: &str) -> String {
+    match (line, offset) {
+        (Some(l), Some(o)) => format!("{file}:{l}: byte {o}: {message}"),
+        _ => format!("{file}: {message}"),
+    }
+}
+
 /// `{"file","error":{"line"?,"offset"?,"message"}}`: how every command reports a file it could
 /// not use when asked for JSON.
 pub fn error_json(file: &str, line: Option<u64>, offset: Option<u64>, message: &str) -> String {

@@ -99,13 +99,8 @@ pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
         r
     });
     for (p, e) in &report.errors {
-        if a.json {
-            eprintln!("{}", session_scan::report::error_json(&p.to_string_lossy(), e.line, e.offset, &e.message));
-        } else if let (Some(line), Some(offset)) = (e.line, e.offset) {
-            eprintln!("{}:{line}: byte {offset}: {}", p.display(), e.message);
-        } else {
-            eprintln!("{}: {}", p.display(), e.message);
-        }
+        let report_error = if a.json { session_scan::report::error_json } else { session_scan::report::error_text };
+        eprintln!("{}", report_error(&p.to_string_lossy(), e.line, e.offset, &e.message));
     }
     let mut keys: Vec<&RowKey> = report.rows.keys().collect();
     if a.order == OrderArg::Desc {

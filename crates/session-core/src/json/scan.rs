@@ -737,16 +737,7 @@ fn pi_field<const N: usize>(b: &[u8], i: usize, key: &[u8; N], value: PiValue, o
             (end, value_span(start, end, SpanKind::Object))
         }
         PiValue::Number => {
-            let end = match short_plain_number(b, start) {
-                Some(end) => end,
-                None => match b.get(start) {
-                    Some(b'-' | b'0'..=b'9') => match number(b, start) {
-                        Ok((end, false)) => end,
-                        _ => return None,
-                    },
-                    _ => return None,
-                },
-            };
+            let end = plain_number(b, start)?;
             (end, value_span(start, end, SpanKind::Number))
         }
         PiValue::Bool => piece(b, start, b"true")
@@ -858,13 +849,7 @@ fn pi_usage(b: &[u8], i: usize, marks: &mut [u32; 5]) -> Option<usize> {
     #[inline(always)]
     fn then_number<const N: usize>(b: &[u8], i: usize, pieces: &[u8; N]) -> Option<(usize, usize)> {
         let start = piece(b, i, pieces)?;
-        if let Some(end) = short_plain_number(b, start) {
-            return Some((start, end));
-        }
-        match number(b, start) {
-            Ok((end, false)) => Some((start, end)),
-            _ => None,
-        }
+        Some((start, plain_number(b, start)?))
     }
     let (_, input) = then_number(b, i, USAGE_INPUT)?;
     let (_, output) = then_number(b, input, USAGE_OUTPUT)?;
@@ -880,6 +865,19 @@ fn pi_usage(b: &[u8], i: usize, marks: &mut [u32; 5]) -> Option<usize> {
     // Only a usage read whole changes the marks: those of an earlier one stay good.
     *marks = [input, output, cache_read, cache_write, total].map(|at| at as u32);
     Some(end)
+}
+
+/// Past the number at `i` if it has no exponent (a shaped field's number): [`short_plain_number`]
+/// where it answers, else [`number`].
+#[inline(always)]
+fn plain_number(b: &[u8], i: usize) -> Option<usize> {
+    match short_plain_number(b, i) {
+        Some(end) => Some(end),
+        None => match number(b, i) {
+            Ok((end, false)) => Some(end),
+            _ => None,
+        },
+    }
 }
 
 /// Past the number at `i` if it is written as digits, then maybe a `.` and digits, without a
@@ -1736,6 +1734,15 @@ pub(crate) mod tests {
     }
 
     /// A small deterministic generator for drawn inputs.
+    /// One to eight of `pieces`, drawn with `next`, end to end.
+    fn draw_pieces(next: &mut impl FnMut() -> u64, pieces: &[&[u8]]) -> Vec<u8> {
+        let mut b = Vec::new();
+        for _ in 0..(1 + next() % 8) {
+            b.extend_from_slice(pieces[(next() % pieces.len() as u64) as usize]);
+        }
+        b
+    }
+
     pub(crate) fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
         move || {
             state ^= state << 13;
@@ -1958,10 +1965,7 @@ pub(crate) mod tests {
         let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
         let mut ok = 0;
         for _ in 0..200_000 {
-            let mut b = Vec::new();
-            for _ in 0..(1 + next() % 8) {
-                b.extend_from_slice(PIECES[(next() % PIECES.len() as u64) as usize]);
-            }
+            let b = draw_pieces(&mut next, PIECES);
             let expected = number_bytewise(&b, 0);
             assert_eq!(number(&b, 0), expected, "{}", String::from_utf8_lossy(&b));
             ok += usize::from(expected.is_ok());
@@ -1980,10 +1984,7 @@ pub(crate) mod tests {
         let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
         let mut answered = 0;
         for _ in 0..200_000 {
-            let mut b = Vec::new();
-            for _ in 0..(1 + next() % 8) {
-                b.extend_from_slice(PIECES[(next() % PIECES.len() as u64) as usize]);
-            }
+            let mut b = draw_pieces(&mut next, PIECES);
             // The window always holds 32 bytes: what follows the number is arbitrary.
             b.extend_from_slice(&[b'}'; 32]);
             let scanned = number(&b, 0);
