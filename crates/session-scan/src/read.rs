@@ -199,7 +199,7 @@ pub fn for_each_line(
     buf: &mut Vec<u8>,
     f: impl FnMut(session_core::lines::Line<'_>) -> bool,
 ) -> std::io::Result<(u64, f64)> {
-    for_each_line_chunked(path, rule, buf, STREAM_CHUNK, f)
+    for_each_line_chunked(path, rule, buf, stream_chunk(), f)
 }
 
 thread_local! {
@@ -219,10 +219,64 @@ pub fn with_thread_buffer<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
     })
 }
 
-/// How much a stream reads at a time: small enough that a chunk is still in the core's L2 cache
-/// when its lines are scanned (session 9, the store's picker listing: 1.050x faster than with
-/// 1 MiB chunks, 1.035x with 128 KiB).
-const STREAM_CHUNK: u64 = 64 << 10;
+/// How much a stream reads at a time, by the L2 cache each CPU has to itself ([`l2_share`]): a
+/// quarter of it, up to 1 MiB, when it is 2 MiB or more, else 64 KiB. A chunk must still be in
+/// L2 when its lines are scanned, and each read is a system call.
+/// Measured on the bench store's picker listing: on a Zen 5 VM (1 MiB of L2 per core, session 16)
+/// 64 KiB chunks were 1.050x faster than 1 MiB ones and 1.025x faster than 256 KiB; on an Intel
+/// Xeon VM (2 MiB, session 21) 1 MiB chunks took 0.92-0.95x the CPU time of 64 KiB ones, less of
+/// it both in the process (user time 110 against 124 ms a run) and in the kernel (the full
+/// listing 0.92x, `usage` 0.98x), and 512 KiB the same as 1 MiB.
+fn stream_chunk() -> u64 {
+    static CHUNK: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *CHUNK.get_or_init(|| chunk_for_l2_share(l2_share()))
+}
+
+/// [`stream_chunk`]'s rule, by the L2 bytes each CPU has to itself (when known).
+fn chunk_for_l2_share(l2_share: Option<u64>) -> u64 {
+    const SMALL: u64 = 64 << 10;
+    match l2_share {
+        Some(bytes) if bytes >= 2 << 20 => (bytes / 4).min(1 << 20),
+        _ => SMALL,
+    }
+}
+
+/// The L2 cache bytes each CPU has to itself: CPU 0's level-2 data or unified cache, divided by
+/// the CPUs that share it (Linux's `/sys/devices/system/cpu`); `None` where that is not known.
+fn l2_share() -> Option<u64> {
+    let cpu0 = Path::new("/sys/devices/system/cpu/cpu0/cache");
+    (0..8).find_map(|index| {
+        let dir = cpu0.join(format!("index{index}"));
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+        if read("level")?.trim() != "2" || read("type")?.trim() == "Instruction" {
+            return None;
+        }
+        let size = cache_size_bytes(&read("size")?)?;
+        let sharing = cpu_list_len(&read("shared_cpu_list")?)?;
+        Some(size / sharing.max(1))
+    })
+}
+
+/// A cache size as sysfs writes it (`2048K`, `1M`, `512`): bytes.
+fn cache_size_bytes(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (digits, scale) = match text.as_bytes().last()? {
+        b'K' => (&text[..text.len() - 1], 1 << 10),
+        b'M' => (&text[..text.len() - 1], 1 << 20),
+        b'G' => (&text[..text.len() - 1], 1 << 30),
+        _ => (text, 1),
+    };
+    digits.parse::<u64>().ok()?.checked_mul(scale)
+}
+
+/// How many CPUs a list as sysfs writes it holds (`0`, `0-1`, `0,64`, `0-3,8-11`).
+fn cpu_list_len(text: &str) -> Option<u64> {
+    text.trim().split(',').try_fold(0u64, |n, range| {
+        let (first, last) = range.split_once('-').unwrap_or((range, range));
+        let (first, last) = (first.parse::<u64>().ok()?, last.parse::<u64>().ok()?);
+        Some(n + last.checked_sub(first)? + 1)
+    })
+}
 
 /// The longest line a stream holds in memory; longer ones are skipped (as Pi would skip a line it
 /// cannot parse), so that memory stays bounded whatever a file holds.
@@ -256,7 +310,7 @@ fn for_each_scanned_line_opened(
     options: ScanOptions,
     f: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<(u64, f64)> {
-    let streamed = stream_opened(opened, rule, buf, STREAM_CHUNK, Some(options), StreamStart::default(), f)?;
+    let streamed = stream_opened(opened, rule, buf, stream_chunk(), Some(options), StreamStart::default(), f)?;
     Ok(streamed.done())
 }
 
@@ -643,7 +697,7 @@ fn for_each_scanned_line(
             // Copied through the buffer, whose bytes the scan then finds in the core's cache:
             // from a map it would read them from memory (see ARCHITECTURE.md, "read").
             let start = StreamStart { map_long_lines: true, ..StreamStart::default() };
-            return match stream_opened((file, meta), rule, buf, STREAM_CHUNK, Some(options), start, step)? {
+            return match stream_opened((file, meta), rule, buf, stream_chunk(), Some(options), start, step)? {
                 Streamed::Done(size, mtime) => Ok(ScannedPass::Done(size, mtime)),
                 Streamed::Restart => open_regular(path).map(ScannedPass::Stream),
             };
@@ -677,7 +731,7 @@ fn for_each_scanned_line(
             use std::io::{Seek, SeekFrom};
             file.seek(SeekFrom::Start(pos as u64))?;
             let start = StreamStart { offset: pos as u64, lines_before, map_long_lines: false };
-            stream_opened((file, meta), rule, buf, STREAM_CHUNK, Some(options), start, step)?;
+            stream_opened((file, meta), rule, buf, stream_chunk(), Some(options), start, step)?;
             return Ok(ScannedPass::Done(meta_len, mtime));
         }
         if scanned.len() < starts.len() - 1 {
@@ -806,6 +860,34 @@ pub fn fold_lines<S>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `stream_chunk`'s rule on the two machines it was measured on, and at its edges.
+    #[test]
+    fn the_stream_chunk_follows_the_l2_each_cpu_has() {
+        assert_eq!(chunk_for_l2_share(None), 64 << 10);
+        // A Zen 5 core's 1 MiB, alone or shared by two SMT threads.
+        assert_eq!(chunk_for_l2_share(Some(1 << 20)), 64 << 10);
+        assert_eq!(chunk_for_l2_share(Some(512 << 10)), 64 << 10);
+        assert_eq!(chunk_for_l2_share(Some((2 << 20) - 1)), 64 << 10);
+        // The Intel Xeon VM: 2 MiB, one CPU.
+        assert_eq!(chunk_for_l2_share(Some(2 << 20)), 512 << 10);
+        assert_eq!(chunk_for_l2_share(Some(16 << 20)), 1 << 20);
+    }
+
+    #[test]
+    fn cache_sizes_and_cpu_lists_read_as_sysfs_writes_them() {
+        assert_eq!(cache_size_bytes("2048K\n"), Some(2 << 20));
+        assert_eq!(cache_size_bytes("1M"), Some(1 << 20));
+        assert_eq!(cache_size_bytes("512"), Some(512));
+        assert_eq!(cache_size_bytes("K"), None);
+        assert_eq!(cache_size_bytes(""), None);
+        assert_eq!(cpu_list_len("0\n"), Some(1));
+        assert_eq!(cpu_list_len("0-1"), Some(2));
+        assert_eq!(cpu_list_len("0,64"), Some(2));
+        assert_eq!(cpu_list_len("0-3,8-11"), Some(8));
+        assert_eq!(cpu_list_len("3-1"), None);
+        assert_eq!(cpu_list_len("x"), None);
+    }
     use session_core::lines::LineRule;
 
     /// A line carried over keeps its bytes, and the read after it starts on a cache line, from
