@@ -125,6 +125,10 @@ pub const CORPORA: &[(&str, &str)] = &[
         "240 random hostile sessions written by corpora/hostile/gen.py (seed 19); expected/ from the oracle's list.mjs (listAll, list(/home/u/proj) and listAll of the flat folder --tmp-x y--), tree.mjs, stats.mjs and context.mjs under Pi 1.6.0 (Node 20.20.2, TZ=UTC) by corpora/hostile/record.sh, each file's mtime set to 1767225600 s + 1000 s * (k % 6) + 0.4 ms * (k % 3), k its place in name order",
     ),
     (
+        "escapes",
+        "40 sessions of sample-16 (every fifth in name order) with escapes put into the text of three lines in ten by corpora/escapes/gen.py (seed 21), some of them refused by JSON.parse; expected/ from the oracle's list.mjs (listAll) and context.mjs under Pi 1.6.0 (Node 20.20.2, TZ=UTC) by corpora/escapes/record.sh",
+    ),
+    (
         "sort",
         "90 small sessions written by corpora/sort/gen.py, 28 with an Invalid Date modified; expected/listall-ids.json is the id order of the oracle's list.mjs under Pi 1.6.0 (Node 20.20.2), each file's mtime set to 1767225600 + 60 * k, k its place in name order",
     ),

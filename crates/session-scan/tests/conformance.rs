@@ -291,6 +291,20 @@ fn sample_corpus_session_info_matches_list_all() {
     assert_eq!(check_listing("sample-16", "list.json", "sample-corpus-16/"), (200, 0, 0));
 }
 
+/// `corpora/escapes`: sessions of the sample corpus with escapes put into their texts, some of
+/// which `JSON.parse` refuses (Pi skips those lines: 79 fewer messages than the originals).
+#[test]
+fn escape_corpus_session_info_matches_list_all() {
+    assert_eq!(check_listing("escapes", "list.json", "escapes/"), (40, 0, 0));
+}
+
+#[test]
+fn escape_corpus_contexts_match_pi_1_6() {
+    let r = check_golden("escapes", "context.jsonl", CONTEXT_KEYS, ours_context);
+    assert_eq!(r.len(), 40);
+    expect_outcomes(&r, &[]);
+}
+
 #[test]
 fn edge_case_session_info_matches_list_all() {
     let (listed, omitted, from_mtime) = check_listing("edge", "listall.json", "edge-cases/");
