@@ -222,8 +222,8 @@ pub fn with_thread_buffer<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
 /// How much a stream reads at a time, by the L2 cache each CPU has to itself ([`l2_share`]): a
 /// quarter of it, up to 1 MiB, when it is 2 MiB or more, else 64 KiB. A chunk must still be in
 /// L2 when its lines are scanned, and each read is a system call.
-/// Measured on the bench store's picker listing: on a Zen 5 VM (1 MiB of L2 per core, session 16)
-/// 64 KiB chunks were 1.050x faster than 1 MiB ones and 1.025x faster than 256 KiB; on an Intel
+/// Measured on the bench store's picker listing: on a Zen 4 VM (1 MiB of L2 per core, session 9)
+/// 64 KiB chunks were 1.050x faster than 1 MiB ones, 128 KiB 1.035x and 256 KiB 1.025x; on an Intel
 /// Xeon VM (2 MiB, session 21) 1 MiB chunks took 0.92-0.95x the CPU time of 64 KiB ones, less of
 /// it both in the process (user time 110 against 124 ms a run) and in the kernel (the full
 /// listing 0.92x, `usage` 0.98x), and 512 KiB the same as 1 MiB.
@@ -865,7 +865,7 @@ mod tests {
     #[test]
     fn the_stream_chunk_follows_the_l2_each_cpu_has() {
         assert_eq!(chunk_for_l2_share(None), 64 << 10);
-        // A Zen 5 core's 1 MiB, alone or shared by two SMT threads.
+        // A Zen 4 core's 1 MiB (where 64 KiB was measured best), alone or shared by two SMT threads.
         assert_eq!(chunk_for_l2_share(Some(1 << 20)), 64 << 10);
         assert_eq!(chunk_for_l2_share(Some(512 << 10)), 64 << 10);
         assert_eq!(chunk_for_l2_share(Some((2 << 20) - 1)), 64 << 10);
