@@ -233,6 +233,13 @@ pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> any
     })?;
     let list = best_of(3, || quiet(&["list", "--json"]))?;
     let picker = best_of(3, || quiet(&["list", "--json", "--fields", PICKER_FIELDS]))?;
+    // A picker's next listing with `--cache-file`: the cache filled by one listing first.
+    let cache_file = target.join("bench-list.cache");
+    let _ = std::fs::remove_file(&cache_file);
+    let cache_file = cache_file.to_str().context("a cache path in UTF-8")?;
+    let cached_args = ["list", "--json", "--fields", PICKER_FIELDS, "--cache-file", cache_file];
+    quiet(&cached_args)?;
+    let picker_cached = best_of(3, || quiet(&cached_args))?;
     let context = best_of(3, || quiet(&["context", "--json"]))?;
     let usage = best_of(3, || quiet(&["usage", "daily", "--json", "--timezone", "UTC"]))?;
     let context_in_process = example_ms("context_store")?;
@@ -245,6 +252,7 @@ pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> any
     for (task, reference, ours_ms) in [
         ("list, full (Pi listAll)", pi_list, list),
         ("list, picker fields (Pi listAll)", pi_list, picker),
+        ("list, picker, warm --cache", pi_list, picker_cached),
         ("context, every file (Pi open+build)", pi_context, context),
         ("context, in process, no output", pi_context, context_in_process),
         ("usage daily (ccusage pi daily)", cc, usage),

@@ -39,8 +39,8 @@ fn big_session(c: &mut Criterion) {
     let candidate = session_scan::list::Candidate { path, mtime: None };
     g.bench_function("list (file, picker fields)", |b| {
         b.iter(|| {
-            session_scan::list::read_infos(std::slice::from_ref(&candidate), session_scan::list::Texts::Skip, false)
-                .len()
+            let how = session_scan::list::Reading::new(session_scan::list::Texts::Skip, false);
+            session_scan::list::read_infos(std::slice::from_ref(&candidate), how).len()
         })
     });
     g.finish();
@@ -58,8 +58,7 @@ fn store(c: &mut Criterion) {
         b.iter(|| {
             session_scan::list::read_infos(
                 &session_scan::list::discover(&scope),
-                session_scan::list::Texts::Json,
-                false,
+                session_scan::list::Reading::new(session_scan::list::Texts::Json, false),
             )
             .len()
         })

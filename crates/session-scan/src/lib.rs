@@ -1,6 +1,7 @@
 //! Files and folders of Pi sessions: reading them (buffered or mapped), running `session-core`
 //! over many in parallel, and shaping the results as the reference's JSON records.
 
+pub mod cache;
 pub mod list;
 pub mod manifest;
 mod mmap;

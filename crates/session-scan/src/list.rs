@@ -208,7 +208,48 @@ impl Taker {
     }
 }
 
-fn read_one(c: &Candidate, texts: Texts, hide_internal: bool, parallel_from: u64, buf: &mut Vec<u8>) -> Listed {
+/// How a listing reads its files: which texts, whether Atomic's internal sessions are hidden, and
+/// the cache to list unchanged files from (picker fields only).
+#[derive(Clone, Copy)]
+pub struct Reading<'c> {
+    /// Which texts are kept.
+    pub texts: Texts,
+    /// Atomic's internal workflow sessions are left out.
+    pub hide_internal: bool,
+    /// Unchanged files are listed from it, and the others recorded in it. Used only with
+    /// [`Texts::Skip`].
+    pub cache: Option<&'c crate::cache::ListCache>,
+}
+
+impl Reading<'static> {
+    /// Every file read, with these texts.
+    pub fn new(texts: Texts, hide_internal: bool) -> Self {
+        Reading { texts, hide_internal, cache: None }
+    }
+}
+
+impl<'c> Reading<'c> {
+    /// The same, listing unchanged files from `cache`.
+    pub fn with_cache(self, cache: &'c crate::cache::ListCache) -> Reading<'c> {
+        Reading { cache: Some(cache), ..self }
+    }
+}
+
+fn read_one(c: &Candidate, how: Reading<'_>, parallel_from: u64, buf: &mut Vec<u8>) -> Listed {
+    let cache = how.cache.filter(|_| how.texts == Texts::Skip);
+    let missed = match cache.map(|cache| cache.lookup(&c.path, how.hide_internal, c.mtime)) {
+        Some(crate::cache::Lookup::Hit(listed)) => return *listed,
+        Some(crate::cache::Lookup::Miss(key)) => Some(key),
+        None => None,
+    };
+    let listed = read_uncached(c, how.texts, how.hide_internal, parallel_from, buf);
+    if let (Some(cache), Some(key)) = (cache, missed) {
+        cache.store(&c.path, how.hide_internal, key, &listed);
+    }
+    listed
+}
+
+fn read_uncached(c: &Candidate, texts: Texts, hide_internal: bool, parallel_from: u64, buf: &mut Vec<u8>) -> Listed {
     // Large files mapped, their lines scanned on all cores; mid-sized ones mapped and scanned here;
     // others streamed through the reused buffer (`read::fold_lines`).
     let read = crate::read::fold_lines(
@@ -233,22 +274,19 @@ fn read_one(c: &Candidate, texts: Texts, hide_internal: bool, parallel_from: u64
 }
 
 /// Reads every candidate in parallel (one reused buffer per thread), keeping discovery order.
-pub fn read_infos(candidates: &[Candidate], texts: Texts, hide_internal: bool) -> Vec<Listed> {
-    read_with(candidates, texts, hide_internal, crate::read::parallel_lines_from(candidates.len()))
+pub fn read_infos(candidates: &[Candidate], how: Reading<'_>) -> Vec<Listed> {
+    read_with(candidates, how, crate::read::parallel_lines_from(candidates.len()))
 }
 
-fn read_with(candidates: &[Candidate], texts: Texts, hide_internal: bool, parallel_from: u64) -> Vec<Listed> {
-    candidates
-        .par_iter()
-        .map(|c| crate::read::with_thread_buffer(|buf| read_one(c, texts, hide_internal, parallel_from, buf)))
-        .collect()
+fn read_with(candidates: &[Candidate], how: Reading<'_>, parallel_from: u64) -> Vec<Listed> {
+    candidates.par_iter().map(|c| crate::read::with_thread_buffer(|buf| read_one(c, how, parallel_from, buf))).collect()
 }
 
 /// `listAll()`'s discovery and [`read_infos`] at once: each session folder's files are read as
 /// soon as the folder is listed, while the next folders are listed (the whole store's picker
 /// listing 1.038x faster, session 9). The result is what [`discover_with`] (with [`Stat::Later`])
 /// and then [`read_infos`] give, in the same order; [`presort`] puts it in Pi's pre-sort order.
-pub fn read_store(root: &Path, texts: Texts, hide_internal: bool) -> Vec<Listed> {
+pub fn read_store(root: &Path, how: Reading<'_>) -> Vec<Listed> {
     let dirs = session_dirs(root);
     let batches: Vec<std::sync::OnceLock<Vec<Listed>>> = dirs.iter().map(|_| std::sync::OnceLock::new()).collect();
     rayon::scope(|s| {
@@ -269,7 +307,7 @@ pub fn read_store(root: &Path, texts: Texts, hide_internal: bool) -> Vec<Listed>
             let Some(parallel_from) = parallel_from else { continue };
             for (candidates, slot) in held.drain(..) {
                 s.spawn(move |_| {
-                    let _ = slot.set(read_with(&candidates, texts, hide_internal, parallel_from));
+                    let _ = slot.set(read_with(&candidates, how, parallel_from));
                 });
             }
         }
@@ -323,8 +361,7 @@ pub fn prune_before(candidates: &mut Vec<Candidate>, since: f64) {
 pub fn read_newest(
     candidates: &[Candidate],
     limit: usize,
-    texts: Texts,
-    hide_internal: bool,
+    how: Reading<'_>,
     keep: &(dyn Fn(&Listed) -> bool + Sync),
 ) -> Vec<Listed> {
     const BATCH: usize = 256;
@@ -341,7 +378,7 @@ pub fn read_newest(
     let mut start = 0;
     while start < candidates.len() {
         let end = (start + BATCH.max(limit)).min(candidates.len());
-        read.extend(read_infos(&candidates[start..end], texts, hide_internal));
+        read.extend(read_infos(&candidates[start..end], how));
         start = end;
         let Some(unread_newest) = newest_from[start] else { continue };
         let mut newest: Vec<f64> =
@@ -358,17 +395,12 @@ pub fn read_newest(
 }
 
 /// Like [`read_infos`], but sends each result as soon as it is ready.
-pub fn read_infos_streaming(
-    candidates: &[Candidate],
-    texts: Texts,
-    hide_internal: bool,
-    tx: std::sync::mpsc::Sender<Listed>,
-) {
+pub fn read_infos_streaming(candidates: &[Candidate], how: Reading<'_>, tx: std::sync::mpsc::Sender<Listed>) {
     let parallel_from = crate::read::parallel_lines_from(candidates.len());
     candidates.par_iter().for_each_init(
         || tx.clone(),
         |tx, c| {
-            let listed = crate::read::with_thread_buffer(|buf| read_one(c, texts, hide_internal, parallel_from, buf));
+            let listed = crate::read::with_thread_buffer(|buf| read_one(c, how, parallel_from, buf));
             // A closed receiver means the reader stopped (a closed pipe): nothing to do.
             let _ = tx.send(listed);
         },

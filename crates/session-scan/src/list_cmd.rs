@@ -44,6 +44,14 @@ pub struct ListArgs {
     /// newest N, newest first, printed once they are known.
     #[arg(long)]
     ndjson: bool,
+    /// Keep what was listed in a cache file and list unchanged files from it next time
+    /// ($XDG_CACHE_HOME/session-scan/list.cache or ~/.cache/session-scan/list.cache). Picker
+    /// fields only: not with allMessagesText.
+    #[arg(long)]
+    cache: bool,
+    /// The cache in this file instead (implies --cache).
+    #[arg(long, value_name = "FILE")]
+    cache_file: Option<PathBuf>,
 }
 
 pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
@@ -60,6 +68,20 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     };
     // Texts are read only when asked for, and then kept as the JSON text they are written as.
     let texts = if fields.iter().any(|f| f == "allMessagesText") { list::Texts::Json } else { list::Texts::Skip };
+    let cache_path = match (&a.cache_file, a.cache) {
+        (Some(file), _) => Some(file.clone()),
+        (None, true) => Some(session_scan::cache::ListCache::default_path().ok_or_else(|| {
+            anyhow::anyhow!("--cache: neither XDG_CACHE_HOME nor HOME is set; name a file with --cache-file")
+        })?),
+        (None, false) => None,
+    };
+    if cache_path.is_some() && texts != list::Texts::Skip {
+        anyhow::bail!("--cache keeps the picker's fields only: give --fields without allMessagesText");
+    }
+    let cache = cache_path.map(|p| session_scan::cache::ListCache::open(&p));
+    for note in cache.iter().flat_map(|c| c.notes()) {
+        eprintln!("session-scan: {note}");
+    }
     let since = match &a.since {
         None => None,
         Some(s) => Some(
@@ -107,6 +129,11 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         Scope::All { .. } => None,
     };
     let hide_internal = a.atomic && !a.include_internal;
+    let reading = list::Reading::new(texts, hide_internal);
+    let how = match &cache {
+        Some(cache) => reading.with_cache(cache),
+        None => reading,
+    };
     // A whole listing takes each file's mtime as it reads it (in parallel) and sorts after;
     // pruning by metadata and streaming newest first need the mtimes before any read.
     let stat_later = since.is_none() && a.limit.is_none() && !a.ndjson;
@@ -132,7 +159,7 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     if a.ndjson && a.limit.is_none() {
         let (tx, rx) = std::sync::mpsc::channel::<Listed>();
         let printed = std::thread::scope(|s| {
-            s.spawn(move || list::read_infos_streaming(&candidates, texts, hide_internal, tx));
+            s.spawn(move || list::read_infos_streaming(&candidates, how, tx));
             let mut n = 0;
             for l in rx {
                 failed |= report_omitted(&l, true);
@@ -146,18 +173,25 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
             n
         });
         let _ = printed;
+        save_cache(cache, None);
         return Ok(failed);
     }
     // With --limit, files are read newest first only until the answer is known.
     let mut listed = match (a.limit, &scope) {
-        (Some(limit), _) => list::read_newest(&candidates, limit, texts, hide_internal, &keep),
+        (Some(limit), _) => list::read_newest(&candidates, limit, how, &keep),
         // The whole store: each folder's files read as soon as it is listed.
-        (None, Scope::All { root }) if whole_store => list::read_store(root, texts, hide_internal),
-        (None, _) => list::read_infos(&candidates, texts, hide_internal),
+        (None, Scope::All { root }) if whole_store => list::read_store(root, how),
+        (None, _) => list::read_infos(&candidates, how),
     };
     if stat_later {
         list::presort(&scope, &mut listed);
     }
+    // A store read whole has visited every file it holds: entries of others are of deleted files.
+    let gone_under = match &scope {
+        Scope::All { root } if whole_store => Some(root.as_path()),
+        _ => None,
+    };
+    save_cache(cache, gone_under);
     for l in &listed {
         failed |= report_omitted(l, a.json || a.ndjson);
     }
@@ -194,6 +228,15 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     // about 6 ms of a 160 ms listing of 10,000 sessions; the system takes the memory back whole.
     std::mem::forget(listed);
     Ok(failed)
+}
+
+/// Writes the cache back, if there is one; a failure is reported, not fatal.
+fn save_cache(cache: Option<session_scan::cache::ListCache>, gone_under: Option<&std::path::Path>) {
+    let Some(cache) = cache else { return };
+    let path = cache.path().to_path_buf();
+    if let Err(e) = cache.save(gone_under) {
+        eprintln!("session-scan: cache {}: cannot write ({e})", path.display());
+    }
 }
 
 /// Reports on stderr a file Pi leaves out (Pi is silent), as a JSON line when `json`; returns

@@ -110,7 +110,10 @@ fn folders_that_look_like_sessions_and_symlink_loops() {
     std::os::unix::fs::symlink(".", cwd_dir.join("loop")).unwrap();
     std::os::unix::fs::symlink("--w--", dir.join("--again--")).unwrap();
     let candidates = session_scan::list::discover(&session_scan::list::Scope::All { root: dir.clone() });
-    let listed = session_scan::list::read_infos(&candidates, session_scan::list::Texts::Json, false);
+    let listed = session_scan::list::read_infos(
+        &candidates,
+        session_scan::list::Reading::new(session_scan::list::Texts::Json, false),
+    );
     let ok = listed.iter().filter(|l| l.info.is_ok()).count();
     let failed: Vec<_> = listed.iter().filter_map(|l| l.info.as_ref().err()).collect();
     // ok.jsonl twice (its folder and the symlink to it); the folder named x.jsonl is reported.

@@ -725,3 +725,100 @@ fn the_mtime_fallback_rounds_to_the_millisecond_as_node_does() {
     assert_eq!(got, [("up", "2026-01-01T00:00:00.747Z"), ("down", "2026-01-01T00:00:00.746Z")]);
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// The picker's fields, as a picker asks for them (no `allMessagesText`).
+const PICKER_FIELDS: &str = "path,id,cwd,name,parentSessionPath,created,modified,messageCount,firstMessage";
+
+/// `list --cache-file`: the listing is the same from a cold cache, a warm one and none, in every
+/// output mode; a file appended to, rewritten with its size and mtime kept, or deleted is seen at
+/// once; an unchanged store is listed without reading a file or writing the cache.
+#[test]
+fn a_cached_listing_is_the_listing_and_follows_every_change() {
+    use session_scan::cache::{ListCache, SETTLE_MS};
+    let root = dated_store("cache", 40);
+    let cache = root.with_extension("cache");
+    let _ = std::fs::remove_file(&cache);
+    let list = |extra: &[&str], cached: bool| {
+        let mut c = scan();
+        c.args(["list", "--fields", PICKER_FIELDS]).args(extra).arg(&root);
+        if cached {
+            c.arg("--cache-file").arg(&cache);
+        }
+        let out = run(&mut c);
+        assert_eq!(out.status.code(), Some(1), "the broken file is reported: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("broken.jsonl"));
+        out.stdout
+    };
+    let modes: [&[&str]; 4] = [&["--json"], &["--json", "--limit", "7"], &["--ndjson", "--limit", "3"], &[]];
+    let expect_all = |why: &str| {
+        for mode in modes {
+            assert_eq!(list(mode, true), list(mode, false), "{why}: {mode:?}");
+        }
+    };
+    // Files changed just now are read but not kept.
+    expect_all("fresh files");
+    assert!(ListCache::open(&cache).is_empty());
+    std::thread::sleep(Duration::from_millis(SETTLE_MS as u64 + 200));
+    expect_all("cold cache");
+    let held = ListCache::open(&cache);
+    assert_eq!(held.len(), 41, "every session and the broken file");
+    let written = std::fs::metadata(&cache).unwrap().modified().unwrap();
+    expect_all("warm cache");
+    assert_eq!(std::fs::metadata(&cache).unwrap().modified().unwrap(), written, "nothing changed, nothing written");
+
+    let session = root.join("--w--/s0003.jsonl");
+    let text = std::fs::read_to_string(&session).unwrap();
+    let mtime = std::fs::metadata(&session).unwrap().modified().unwrap();
+    // Rewritten in place, the same size and the mtime set back: another first message.
+    std::fs::write(&session, text.replace("day 3", "day X")).unwrap();
+    std::fs::File::options().write(true).open(&session).unwrap().set_modified(mtime).unwrap();
+    assert!(String::from_utf8(list(&["--json"], true)).unwrap().contains("\"firstMessage\":\"day X\""));
+    expect_all("rewritten");
+    // Appended: one more message.
+    std::fs::write(&session, format!("{text}{}\n", MESSAGE.replace(r#""id":"a""#, r#""id":"b""#))).unwrap();
+    let count = |out: &[u8]| {
+        let rows: serde_json::Value = serde_json::from_slice(out).unwrap();
+        rows.as_array().unwrap().iter().map(|r| r["messageCount"].as_u64().unwrap()).sum::<u64>()
+    };
+    assert_eq!(count(&list(&["--json"], true)), 41);
+    expect_all("appended");
+    // Deleted: listed no more, and dropped from the cache by a whole listing.
+    std::fs::remove_file(root.join("--w--/s0010.jsonl")).unwrap();
+    expect_all("deleted");
+    list(&["--json"], true);
+    assert!(!ListCache::open(&cache).contains(&root.join("--w--/s0010.jsonl"), false));
+    std::fs::remove_dir_all(&root).unwrap();
+    std::fs::remove_file(&cache).unwrap();
+}
+
+/// A broken cache is rebuilt with a warning; a file there that is not a cache is neither read nor
+/// overwritten; texts cannot be cached.
+#[test]
+fn a_cache_file_is_never_trusted_or_clobbered() {
+    let dir = scratch("cache-files");
+    let store = dir.join("store");
+    std::fs::create_dir_all(store.join("--w--")).unwrap();
+    good_file(&store.join("--w--"), "a.jsonl");
+    let expected = run(scan().args(["list", "--json", "--fields", PICKER_FIELDS]).arg(&store)).stdout;
+    let list_with = |cache: &Path| {
+        run(scan().args(["list", "--json", "--fields", PICKER_FIELDS]).arg(&store).arg("--cache-file").arg(cache))
+    };
+    let broken = dir.join("broken.cache");
+    std::fs::write(&broken, b"session-scan list cache\n\x05\xff\xff").unwrap();
+    let out = list_with(&broken);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, expected);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unreadable"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::read(&broken).unwrap().len() > 30, "rebuilt");
+    let foreign = dir.join("notes.txt");
+    std::fs::write(&foreign, b"keep me\n").unwrap();
+    let out = list_with(&foreign);
+    assert_eq!(out.stdout, expected);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a session-scan cache"));
+    assert_eq!(std::fs::read(&foreign).unwrap(), b"keep me\n");
+    let texts = run(scan().args(["list", "--json"]).arg(&store).arg("--cache-file").arg(dir.join("t.cache")));
+    assert_eq!(texts.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&texts.stderr).contains("allMessagesText"));
+    assert!(!dir.join("t.cache").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

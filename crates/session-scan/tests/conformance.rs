@@ -492,7 +492,7 @@ fn listing(scope: &session_scan::list::Scope) -> Vec<Value<'static>> {
     assert_eq!(listing_with(scope, Stat::Later), now, "mtimes taken as the files are read give another order");
     if let list::Scope::All { root } = scope {
         // Discovered folder by folder while it is read.
-        let listed = list::read_store(root, list::Texts::Json, false);
+        let listed = list::read_store(root, list::Reading::new(list::Texts::Json, false));
         assert_eq!(in_pi_order(scope, listed), now, "the store read while it is discovered gives another listing");
     }
     now
@@ -501,7 +501,7 @@ fn listing(scope: &session_scan::list::Scope) -> Vec<Value<'static>> {
 fn listing_with(scope: &session_scan::list::Scope, stat: session_scan::list::Stat) -> Vec<Value<'static>> {
     use session_scan::list;
     let candidates = list::discover_with(scope, stat);
-    let mut listed = list::read_infos(&candidates, list::Texts::Json, false);
+    let mut listed = list::read_infos(&candidates, list::Reading::new(list::Texts::Json, false));
     if stat == list::Stat::Later {
         list::presort(scope, &mut listed);
     }
@@ -547,6 +547,35 @@ fn list_all_matches_pi_1_6_in_order() {
     let gold = parse(&std::fs::read_to_string(corpora().join("sample-16/expected/list.json")).unwrap());
     let ours = with_prefix(ours, &format!("{}/", root.display()), "sample-corpus-16/");
     assert!(same(&ours, &gold), "listAll differs");
+}
+
+/// `list --cache`: the store listed from a cache, cold and then warm, is `listAll()`'s listing
+/// with the picker's fields (`allMessagesText` is not read, so it is empty); the warm listing
+/// reads no file.
+#[test]
+fn cached_picker_listing_matches_list_all() {
+    use session_scan::cache::ListCache;
+    use session_scan::list::{self, Reading, Scope, Texts};
+    let root = corpora().join("sample-16/sessions");
+    let scope = Scope::All { root: root.clone() };
+    let mut gold = parse(&std::fs::read_to_string(corpora().join("sample-16/expected/list.json")).unwrap());
+    let Value::Array(rows) = &mut gold else { panic!("not an array") };
+    for row in rows.iter_mut() {
+        let Value::Object(o) = row else { panic!("not an object") };
+        o.insert("allMessagesText", Value::String(JsStr::owned("")));
+    }
+    let file = std::env::temp_dir().join(format!("session-scan-conformance-{}.cache", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    for (pass, hits) in [("cold", 0), ("warm", 200)] {
+        let cache = ListCache::open(&file);
+        let listed = list::read_store(&root, Reading::new(Texts::Skip, false).with_cache(&cache));
+        // Files changed in the last seconds are never kept: a checkout is older than the build.
+        assert_eq!(cache.hits(), hits, "{pass}");
+        let ours = with_prefix(in_pi_order(&scope, listed), &format!("{}/", root.display()), "sample-corpus-16/");
+        assert!(same(&ours, &gold), "the {pass} cached listing differs from listAll()");
+        cache.save(Some(&root)).unwrap();
+    }
+    std::fs::remove_file(&file).unwrap();
 }
 
 #[test]
@@ -707,7 +736,10 @@ fn adversarial_store_lists_like_pi_1_6_and_reports_the_rest() {
     // What Pi leaves out silently we leave out with a reason: the folder named x.jsonl (seen
     // through both cwd folders) and the dangling link.
     let candidates = session_scan::list::discover(&session_scan::list::Scope::All { root });
-    let listed = session_scan::list::read_infos(&candidates, session_scan::list::Texts::Json, false);
+    let listed = session_scan::list::read_infos(
+        &candidates,
+        session_scan::list::Reading::new(session_scan::list::Texts::Json, false),
+    );
     let mut reasons: Vec<String> = listed
         .iter()
         .filter_map(|l| l.info.as_ref().err().map(|e| (l, e)))

@@ -169,7 +169,10 @@ fn large_sessions_of_tiny_lines_listed_in_parallel_equal_whole() {
     let path = temp_file("parallel-tiny", &bytes);
     let candidate = session_scan::list::Candidate { path: path.clone(), mtime: Some(1.0) };
     for texts in [Texts::Json, Texts::Decoded, Texts::Skip] {
-        let listed = session_scan::list::read_infos(std::slice::from_ref(&candidate), texts, false);
+        let listed = session_scan::list::read_infos(
+            std::slice::from_ref(&candidate),
+            session_scan::list::Reading::new(texts, false),
+        );
         let whole = session_core::info::session_info_with(&bytes, 1.0, texts);
         assert!(whole.as_ref().is_ok_and(|w| w.message_count > 100_000), "{whole:?}");
         assert_eq!(format!("{:?}", listed[0].info), format!("{whole:?}"), "texts {texts:?}");
@@ -217,7 +220,10 @@ fn large_sessions_listed_in_parallel_equal_whole() {
     assert!(whole.is_ok(), "{whole:?}");
     let candidate = session_scan::list::Candidate { path: path.clone(), mtime: Some(1.0) };
     for texts in [Texts::Json, Texts::Decoded, Texts::Skip] {
-        let listed = session_scan::list::read_infos(std::slice::from_ref(&candidate), texts, false);
+        let listed = session_scan::list::read_infos(
+            std::slice::from_ref(&candidate),
+            session_scan::list::Reading::new(texts, false),
+        );
         let whole = session_core::info::session_info_with(&bytes, 1.0, texts);
         assert_eq!(format!("{:?}", listed[0].info), format!("{whole:?}"), "texts {texts:?}");
     }

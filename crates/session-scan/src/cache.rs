@@ -1,0 +1,484 @@
+//! `list --cache`: a file of listed sessions kept between listings (only when asked for), so
+//! that a picker's next listing reads only the session files that changed since the last one.
+//!
+//! An entry is used only when the file's device, inode, size, modification time and change time
+//! are all as they were when it was read; any write to a file changes its change time. Files
+//! changed within [`SETTLE_MS`] before the listing are read but not stored, so that a write in
+//! the same clock tick as the stored times cannot go unseen. Only the picker's fields are kept
+//! (no `allMessagesText`).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use serde::{Deserialize, Serialize};
+use serde_bytes::ByteBuf;
+use session_core::field::Field;
+use session_core::info::{Omitted, SessionInfo};
+use session_core::json::JsStr;
+
+use crate::list::Listed;
+
+/// How a cache file starts: the format's name and version, then what the listing's outputs
+/// depend on. A file with another version is rebuilt; a file without this name is not ours and
+/// is never overwritten.
+const MAGIC: &[u8] = b"session-scan list cache\n";
+const FORMAT: &str = "format 1";
+/// Raised whenever a change to the listing can change a `SessionInfo` for the same bytes, so that
+/// entries made by an older build are read again.
+const LISTING_SEMANTICS: u32 = 1;
+
+/// Files changed this recently (ms before the listing started) are not stored.
+pub const SETTLE_MS: f64 = 2_000.0;
+
+/// What identifies a file's contents without reading them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileKey {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl FileKey {
+    /// The key of a file's metadata; `None` where the platform lacks inodes and change times.
+    pub fn of(meta: &std::fs::Metadata) -> Option<FileKey> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(FileKey {
+                dev: meta.dev(),
+                ino: meta.ino(),
+                size: meta.size(),
+                mtime: (meta.mtime(), meta.mtime_nsec()),
+                ctime: (meta.ctime(), meta.ctime_nsec()),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            None
+        }
+    }
+
+    /// The modification time in ms, as `stats.mtimeMs` gives it.
+    fn mtime_ms(&self) -> f64 {
+        self.mtime.0 as f64 * 1e3 + self.mtime.1 as f64 / 1e6
+    }
+
+    /// The change time in ms: the last write, even when the mtime was set back afterwards.
+    fn ctime_ms(&self) -> f64 {
+        self.ctime.0 as f64 * 1e3 + self.ctime.1 as f64 / 1e6
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+enum CachedField {
+    Absent,
+    Null,
+    Str(ByteBuf),
+    Raw(ByteBuf),
+}
+
+impl CachedField {
+    fn of(f: &Field<'_>) -> CachedField {
+        match f {
+            Field::Absent => CachedField::Absent,
+            Field::Null => CachedField::Null,
+            Field::Str(s) => CachedField::Str(ByteBuf::from(s.as_bytes().to_vec())),
+            Field::Raw(r) => CachedField::Raw(ByteBuf::from(r.to_vec())),
+        }
+    }
+
+    fn field(self) -> Field<'static> {
+        match self {
+            CachedField::Absent => Field::Absent,
+            CachedField::Null => Field::Null,
+            CachedField::Str(s) => Field::Str(JsStr(s.into_vec().into())),
+            CachedField::Raw(r) => Field::Raw(r.into_vec().into()),
+        }
+    }
+}
+
+/// A `SessionInfo` without its texts.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct CachedInfo {
+    id: CachedField,
+    cwd: ByteBuf,
+    name: Option<ByteBuf>,
+    parent_session: CachedField,
+    created: f64,
+    modified: f64,
+    message_count: u64,
+    first_message: ByteBuf,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+enum Outcome {
+    Listed(CachedInfo),
+    Omitted { line: Option<u64>, offset: Option<u64>, reason: String, hidden: bool },
+}
+
+/// One file's listing, as it was for one key.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Entry {
+    key: FileKey,
+    outcome: Outcome,
+}
+
+impl Entry {
+    fn of(key: FileKey, l: &Listed) -> Entry {
+        let outcome = match &l.info {
+            Ok(info) => Outcome::Listed(CachedInfo {
+                id: CachedField::of(&info.id),
+                cwd: ByteBuf::from(info.cwd.as_bytes().to_vec()),
+                name: info.name.as_ref().map(|n| ByteBuf::from(n.as_bytes().to_vec())),
+                parent_session: CachedField::of(&info.parent_session),
+                created: info.created,
+                modified: info.modified,
+                message_count: info.message_count,
+                first_message: ByteBuf::from(info.first_message.as_bytes().to_vec()),
+            }),
+            Err(o) => Outcome::Omitted { line: o.line, offset: o.offset, reason: o.reason.clone(), hidden: l.hidden },
+        };
+        Entry { key, outcome }
+    }
+
+    fn listed(&self, path: &Path, mtime: Option<f64>) -> Listed {
+        let (info, hidden) = match self.outcome.clone() {
+            Outcome::Listed(c) => (
+                Ok(SessionInfo {
+                    id: c.id.field(),
+                    cwd: JsStr(c.cwd.into_vec().into()),
+                    name: c.name.map(|n| JsStr(n.into_vec().into())),
+                    parent_session: c.parent_session.field(),
+                    created: c.created,
+                    modified: c.modified,
+                    message_count: c.message_count,
+                    first_message: JsStr(c.first_message.into_vec().into()),
+                    all_messages_text: Vec::new(),
+                    all_messages_json: Vec::new(),
+                }),
+                false,
+            ),
+            Outcome::Omitted { line, offset, reason, hidden } => (Err(Omitted { line, offset, reason }), hidden),
+        };
+        Listed { path: path.to_path_buf(), info, hidden, mtime: mtime.or(Some(self.key.mtime_ms())) }
+    }
+}
+
+/// The entries of a file, by path, one for each way of treating Atomic's internal sessions
+/// (index: hidden or not).
+type Entries = HashMap<Vec<u8>, [Option<Entry>; 2]>;
+
+/// A file visited by a listing (path, hidden or not): its new entry, or `None` to drop it.
+type Visit = (Vec<u8>, bool, Option<Entry>);
+
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    format: String,
+    semantics: u32,
+    entries: Vec<(ByteBuf, bool, Entry)>,
+}
+
+/// What [`ListCache::lookup`] found.
+pub enum Lookup {
+    /// The file is as it was: its listing.
+    Hit(Box<Listed>),
+    /// Read the file, then [`ListCache::store`] it with this key.
+    Miss(Option<FileKey>),
+}
+
+/// The cache of one listing: the entries read from the file, and what this listing found.
+pub struct ListCache {
+    path: PathBuf,
+    old: Entries,
+    /// Visited this time: the new entry, or `None` when the file is not to be kept.
+    fresh: Mutex<Vec<Visit>>,
+    hits: AtomicU64,
+    changed: AtomicBool,
+    /// The listing's start, ms since the epoch.
+    started_ms: f64,
+    /// False when the file there is not a cache: it is left alone.
+    writable: bool,
+    notes: Vec<String>,
+}
+
+fn path_bytes(p: &Path) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        p.as_os_str().as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        p.to_string_lossy().into_owned().into_bytes()
+    }
+}
+
+impl ListCache {
+    /// The default cache file: `$XDG_CACHE_HOME/session-scan/list.cache`, else
+    /// `~/.cache/session-scan/list.cache`.
+    pub fn default_path() -> Option<PathBuf> {
+        let nonempty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let base = nonempty("XDG_CACHE_HOME").or_else(|| nonempty("HOME").map(|h| h.join(".cache")))?;
+        Some(base.join("session-scan").join("list.cache"))
+    }
+
+    /// Reads the cache at `path`. A missing file is an empty cache; an unreadable one, or one of
+    /// another version, is empty and rebuilt; a file that is not a cache is left alone (see
+    /// [`ListCache::notes`]).
+    pub fn open(path: &Path) -> ListCache {
+        let started_ms =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1e3);
+        let mut cache = ListCache {
+            path: path.to_path_buf(),
+            old: HashMap::new(),
+            fresh: Mutex::new(Vec::new()),
+            hits: AtomicU64::new(0),
+            changed: AtomicBool::new(false),
+            started_ms,
+            writable: true,
+            notes: Vec::new(),
+        };
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return cache,
+            Err(e) => {
+                cache.notes.push(format!("cache {}: cannot read ({e}); not used", path.display()));
+                cache.writable = false;
+                return cache;
+            }
+        };
+        let Some(body) = bytes.strip_prefix(MAGIC) else {
+            cache
+                .notes
+                .push(format!("{} is not a session-scan cache; it is neither read nor overwritten", path.display()));
+            cache.writable = false;
+            return cache;
+        };
+        match postcard::from_bytes::<Stored>(body) {
+            Ok(stored) if stored.format == FORMAT && stored.semantics == LISTING_SEMANTICS => {
+                for (path, hide_internal, entry) in stored.entries {
+                    cache.old.entry(path.into_vec()).or_default()[usize::from(hide_internal)] = Some(entry);
+                }
+            }
+            // Another version: rebuilt without a word.
+            Ok(_) => cache.changed.store(true, Ordering::Relaxed),
+            Err(e) => {
+                cache.notes.push(format!("cache {}: unreadable ({e}); rebuilt", path.display()));
+                cache.changed.store(true, Ordering::Relaxed);
+            }
+        }
+        cache
+    }
+
+    /// Warnings from [`ListCache::open`], for stderr.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// The cache file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Files listed from the cache so far.
+    pub fn hits(&self) -> u64 {
+        self.hits.load(Ordering::Relaxed)
+    }
+
+    /// Files the cache held when opened.
+    pub fn len(&self) -> usize {
+        self.old.values().map(|e| e.iter().flatten().count()).sum()
+    }
+
+    /// Whether it held none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether it held `path` (listed with `hide_internal` as given) when opened.
+    pub fn contains(&self, path: &Path, hide_internal: bool) -> bool {
+        self.old.get(&path_bytes(path)).is_some_and(|e| e[usize::from(hide_internal)].is_some())
+    }
+
+    /// The listing of `path` if the file is as the cache has it. `mtime` is the candidate's
+    /// mtime when discovery took one: it must agree, as it is the listing's fallback date.
+    pub fn lookup(&self, path: &Path, hide_internal: bool, mtime: Option<f64>) -> Lookup {
+        let Some(key) = std::fs::metadata(path).ok().as_ref().and_then(FileKey::of) else {
+            return Lookup::Miss(None);
+        };
+        let entry = self.old.get(&path_bytes(path)).and_then(|e| e[usize::from(hide_internal)].as_ref());
+        match entry {
+            Some(entry) if entry.key == key && mtime.is_none_or(|m| m == key.mtime_ms()) => {
+                self.hits.fetch_add(1, Ordering::Relaxed);
+                let listed = entry.listed(path, mtime);
+                self.visit(path, hide_internal, Some(entry.clone()), false);
+                Lookup::Hit(Box::new(listed))
+            }
+            _ => Lookup::Miss(Some(key)),
+        }
+    }
+
+    /// Records the listing of a file read after a [`Lookup::Miss`] with `key`. Files that could
+    /// not be read, and files changed just now, are not kept.
+    pub fn store(&self, path: &Path, hide_internal: bool, key: Option<FileKey>, listed: &Listed) {
+        let unreadable = listed.info.as_ref().is_err_and(|o| o.reason.starts_with("cannot read"));
+        let settled = key.filter(|k| k.ctime_ms().max(k.mtime_ms()) < self.started_ms - SETTLE_MS && !unreadable);
+        let had = self.old.get(&path_bytes(path)).is_some_and(|e| e[usize::from(hide_internal)].is_some());
+        let entry = settled.map(|k| Entry::of(k, listed));
+        let changed = entry.is_some() || had;
+        self.visit(path, hide_internal, entry, changed);
+    }
+
+    fn visit(&self, path: &Path, hide_internal: bool, entry: Option<Entry>, changed: bool) {
+        if changed {
+            self.changed.store(true, Ordering::Relaxed);
+        }
+        let mut fresh = self.fresh.lock().unwrap_or_else(|p| p.into_inner());
+        fresh.push((path_bytes(path), hide_internal, entry));
+    }
+
+    /// Writes the cache back when anything changed: the entries of this listing, and those of
+    /// files it did not visit, except files under `gone_under` (a store listed whole, where a
+    /// file not visited no longer exists). Written to a temporary file beside it, then renamed.
+    /// Returns whether it wrote.
+    pub fn save(self, gone_under: Option<&Path>) -> std::io::Result<bool> {
+        let fresh = self.fresh.into_inner().unwrap_or_else(|p| p.into_inner());
+        let mut entries = self.old;
+        let mut changed = self.changed.load(Ordering::Relaxed);
+        let visited: std::collections::HashSet<(Vec<u8>, bool)> =
+            fresh.iter().map(|(p, h, _)| (p.clone(), *h)).collect();
+        if let Some(root) = gone_under {
+            let mut root = path_bytes(root);
+            if !root.ends_with(b"/") {
+                root.push(b'/');
+            }
+            for (path, slots) in entries.iter_mut() {
+                if !path.starts_with(&root) {
+                    continue;
+                }
+                for (hide, slot) in slots.iter_mut().enumerate() {
+                    if slot.is_some() && !visited.contains(&(path.clone(), hide == 1)) {
+                        *slot = None;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed || !self.writable {
+            return Ok(false);
+        }
+        for (path, hide, entry) in fresh {
+            entries.entry(path).or_default()[usize::from(hide)] = entry;
+        }
+        let mut list: Vec<(ByteBuf, bool, Entry)> = Vec::with_capacity(entries.len());
+        for (path, slots) in entries {
+            for (hide, slot) in slots.into_iter().enumerate() {
+                if let Some(entry) = slot {
+                    list.push((ByteBuf::from(path.clone()), hide == 1, entry));
+                }
+            }
+        }
+        // Sorted, so that the same entries give the same file.
+        list.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        let stored = Stored { format: FORMAT.to_string(), semantics: LISTING_SEMANTICS, entries: list };
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend(postcard::to_stdvec(&stored).map_err(std::io::Error::other)?);
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let tmp = self.path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, &bytes)?;
+        std::fs::rename(&tmp, &self.path).inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })?;
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(size: u64) -> FileKey {
+        FileKey { dev: 1, ino: 2, size, mtime: (1_700_000_000, 5), ctime: (1_700_000_000, 7) }
+    }
+
+    #[test]
+    fn entries_keep_every_field_through_the_file() {
+        let info = SessionInfo {
+            id: Field::Raw(b"12.50".to_vec().into()),
+            cwd: JsStr(b"/w/\xed\xa0\x80x".to_vec().into()),
+            name: Some(JsStr(b"named".to_vec().into())),
+            parent_session: Field::Null,
+            created: f64::NAN,
+            modified: 1_767_701_806_075.0,
+            message_count: 42,
+            first_message: JsStr(b"hello \xf0\x9f\x9a\x80".to_vec().into()),
+            all_messages_text: Vec::new(),
+            all_messages_json: Vec::new(),
+        };
+        let listed = Listed { path: "/s/a.jsonl".into(), info: Ok(info.clone()), hidden: false, mtime: Some(1.0) };
+        let omitted = Listed {
+            path: "/s/b.jsonl".into(),
+            info: Err(Omitted { line: Some(3), offset: Some(120), reason: "bad header".into() }),
+            hidden: true,
+            mtime: None,
+        };
+        let stored = Stored {
+            format: FORMAT.into(),
+            semantics: LISTING_SEMANTICS,
+            entries: vec![
+                (ByteBuf::from(b"/s/a.jsonl".to_vec()), false, Entry::of(key(10), &listed)),
+                (ByteBuf::from(b"/s/b.jsonl".to_vec()), true, Entry::of(key(20), &omitted)),
+            ],
+        };
+        let bytes = postcard::to_stdvec(&stored).expect("encodes");
+        let back: Stored = postcard::from_bytes(&bytes).expect("decodes");
+        let a = back.entries[0].2.listed(Path::new("/s/a.jsonl"), None);
+        let got = a.info.expect("listed");
+        assert_eq!(got.id, info.id);
+        assert_eq!(got.cwd, info.cwd);
+        assert_eq!(got.name, info.name);
+        assert_eq!(got.parent_session, Field::Null);
+        assert!(got.created.is_nan());
+        assert_eq!(got.modified, info.modified);
+        assert_eq!(got.message_count, 42);
+        assert_eq!(got.first_message, info.first_message);
+        assert_eq!(a.mtime, Some(key(10).mtime_ms()));
+        let b = back.entries[1].2.listed(Path::new("/s/b.jsonl"), Some(9.0));
+        assert!(b.hidden);
+        assert_eq!(b.mtime, Some(9.0));
+        let o = b.info.expect_err("omitted");
+        assert_eq!((o.line, o.offset, o.reason.as_str()), (Some(3), Some(120), "bad header"));
+    }
+
+    #[test]
+    fn a_truncated_file_is_rebuilt_and_a_foreign_file_left_alone() {
+        let dir = std::env::temp_dir().join(format!("session-scan-cache-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let truncated = dir.join("t.cache");
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&[9, b'f', b'o']);
+        std::fs::write(&truncated, &bytes).expect("write");
+        let cache = ListCache::open(&truncated);
+        assert!(cache.is_empty());
+        assert!(cache.notes()[0].contains("unreadable"), "{:?}", cache.notes());
+        assert!(cache.save(None).expect("saves"), "a broken cache is written afresh");
+        assert!(ListCache::open(&truncated).notes().is_empty());
+
+        let foreign = dir.join("notes.txt");
+        std::fs::write(&foreign, b"my notes\n").expect("write");
+        let cache = ListCache::open(&foreign);
+        assert!(cache.notes()[0].contains("not a session-scan cache"));
+        cache.changed.store(true, Ordering::Relaxed);
+        assert!(!cache.save(None).expect("no error"));
+        assert_eq!(std::fs::read(&foreign).expect("read"), b"my notes\n");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
