@@ -7,7 +7,6 @@
 //! the same clock tick as the stored times cannot go unseen. Only the picker's fields are kept
 //! (no `allMessagesText`).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -170,13 +169,25 @@ impl Entry {
 }
 
 /// The entries of a file, by path, one for each way of treating Atomic's internal sessions
-/// (index: hidden or not).
-type Entries = HashMap<Vec<u8>, [Option<Entry>; 2]>;
+/// (index: hidden or not), and whether this listing visited each.
+#[derive(Default)]
+struct Slots {
+    entries: [Option<Entry>; 2],
+    visited: [AtomicBool; 2],
+}
 
-/// A file visited by a listing (path, hidden or not): its new entry, or `None` to drop it.
-type Visit = (Vec<u8>, bool, Option<Entry>);
+/// A file read by a listing (path, hidden or not): its new entry, or `None` to drop it.
+type Read = (Vec<u8>, bool, Option<Entry>);
 
-#[derive(Serialize, Deserialize)]
+/// What is written: the entries in path order.
+#[derive(Serialize)]
+struct StoredRef<'a> {
+    format: &'a str,
+    semantics: u32,
+    entries: Vec<(&'a serde_bytes::Bytes, bool, &'a Entry)>,
+}
+
+#[derive(Deserialize)]
 struct Stored {
     format: String,
     semantics: u32,
@@ -194,9 +205,9 @@ pub enum Lookup {
 /// The cache of one listing: the entries read from the file, and what this listing found.
 pub struct ListCache {
     path: PathBuf,
-    old: Entries,
-    /// Visited this time: the new entry, or `None` when the file is not to be kept.
-    fresh: Mutex<Vec<Visit>>,
+    old: ahash::AHashMap<Vec<u8>, Slots>,
+    /// Files read this time: the new entry, or `None` when the file is not to be kept.
+    fresh: Mutex<Vec<Read>>,
     hits: AtomicU64,
     changed: AtomicBool,
     /// The listing's start, ms since the epoch.
@@ -206,15 +217,15 @@ pub struct ListCache {
     notes: Vec<String>,
 }
 
-fn path_bytes(p: &Path) -> Vec<u8> {
+fn path_bytes(p: &Path) -> &[u8] {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
-        p.as_os_str().as_bytes().to_vec()
+        p.as_os_str().as_bytes()
     }
     #[cfg(not(unix))]
     {
-        p.to_string_lossy().into_owned().into_bytes()
+        p.as_os_str().as_encoded_bytes()
     }
 }
 
@@ -235,7 +246,7 @@ impl ListCache {
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1e3);
         let mut cache = ListCache {
             path: path.to_path_buf(),
-            old: HashMap::new(),
+            old: ahash::AHashMap::new(),
             fresh: Mutex::new(Vec::new()),
             hits: AtomicU64::new(0),
             changed: AtomicBool::new(false),
@@ -261,8 +272,9 @@ impl ListCache {
         };
         match postcard::from_bytes::<Stored>(body) {
             Ok(stored) if stored.format == FORMAT && stored.semantics == LISTING_SEMANTICS => {
+                cache.old.reserve(stored.entries.len());
                 for (path, hide_internal, entry) in stored.entries {
-                    cache.old.entry(path.into_vec()).or_default()[usize::from(hide_internal)] = Some(entry);
+                    cache.old.entry(path.into_vec()).or_default().entries[usize::from(hide_internal)] = Some(entry);
                 }
             }
             // Another version: rebuilt without a word.
@@ -292,7 +304,7 @@ impl ListCache {
 
     /// Files the cache held when opened.
     pub fn len(&self) -> usize {
-        self.old.values().map(|e| e.iter().flatten().count()).sum()
+        self.old.values().map(|s| s.entries.iter().flatten().count()).sum()
     }
 
     /// Whether it held none.
@@ -302,7 +314,7 @@ impl ListCache {
 
     /// Whether it held `path` (listed with `hide_internal` as given) when opened.
     pub fn contains(&self, path: &Path, hide_internal: bool) -> bool {
-        self.old.get(&path_bytes(path)).is_some_and(|e| e[usize::from(hide_internal)].is_some())
+        self.old.get(path_bytes(path)).is_some_and(|s| s.entries[usize::from(hide_internal)].is_some())
     }
 
     /// The listing of `path` if the file is as the cache has it. `mtime` is the candidate's
@@ -311,13 +323,14 @@ impl ListCache {
         let Some(key) = std::fs::metadata(path).ok().as_ref().and_then(FileKey::of) else {
             return Lookup::Miss(None);
         };
-        let entry = self.old.get(&path_bytes(path)).and_then(|e| e[usize::from(hide_internal)].as_ref());
-        match entry {
+        let slots = self.old.get(path_bytes(path));
+        if let Some(slots) = slots {
+            slots.visited[usize::from(hide_internal)].store(true, Ordering::Relaxed);
+        }
+        match slots.and_then(|s| s.entries[usize::from(hide_internal)].as_ref()) {
             Some(entry) if entry.key == key && mtime.is_none_or(|m| m == key.mtime_ms()) => {
                 self.hits.fetch_add(1, Ordering::Relaxed);
-                let listed = entry.listed(path, mtime);
-                self.visit(path, hide_internal, Some(entry.clone()), false);
-                Lookup::Hit(Box::new(listed))
+                Lookup::Hit(Box::new(entry.listed(path, mtime)))
             }
             _ => Lookup::Miss(Some(key)),
         }
@@ -328,64 +341,51 @@ impl ListCache {
     pub fn store(&self, path: &Path, hide_internal: bool, key: Option<FileKey>, listed: &Listed) {
         let unreadable = listed.info.as_ref().is_err_and(|o| o.reason.starts_with("cannot read"));
         let settled = key.filter(|k| k.ctime_ms().max(k.mtime_ms()) < self.started_ms - SETTLE_MS && !unreadable);
-        let had = self.old.get(&path_bytes(path)).is_some_and(|e| e[usize::from(hide_internal)].is_some());
+        let had = self.contains(path, hide_internal);
         let entry = settled.map(|k| Entry::of(k, listed));
-        let changed = entry.is_some() || had;
-        self.visit(path, hide_internal, entry, changed);
-    }
-
-    fn visit(&self, path: &Path, hide_internal: bool, entry: Option<Entry>, changed: bool) {
-        if changed {
+        if entry.is_some() || had {
             self.changed.store(true, Ordering::Relaxed);
         }
         let mut fresh = self.fresh.lock().unwrap_or_else(|p| p.into_inner());
-        fresh.push((path_bytes(path), hide_internal, entry));
+        fresh.push((path_bytes(path).to_vec(), hide_internal, entry));
     }
 
     /// Writes the cache back when anything changed: the entries of this listing, and those of
     /// files it did not visit, except files under `gone_under` (a store listed whole, where a
     /// file not visited no longer exists). Written to a temporary file beside it, then renamed.
     /// Returns whether it wrote.
-    pub fn save(self, gone_under: Option<&Path>) -> std::io::Result<bool> {
-        let fresh = self.fresh.into_inner().unwrap_or_else(|p| p.into_inner());
-        let mut entries = self.old;
+    pub fn save(&self, gone_under: Option<&Path>) -> std::io::Result<bool> {
         let mut changed = self.changed.load(Ordering::Relaxed);
-        let visited: std::collections::HashSet<(Vec<u8>, bool)> =
-            fresh.iter().map(|(p, h, _)| (p.clone(), *h)).collect();
-        if let Some(root) = gone_under {
-            let mut root = path_bytes(root);
-            if !root.ends_with(b"/") {
-                root.push(b'/');
-            }
-            for (path, slots) in entries.iter_mut() {
-                if !path.starts_with(&root) {
-                    continue;
-                }
-                for (hide, slot) in slots.iter_mut().enumerate() {
-                    if slot.is_some() && !visited.contains(&(path.clone(), hide == 1)) {
-                        *slot = None;
-                        changed = true;
-                    }
-                }
-            }
-        }
+        let gone = |path: &[u8], slots: &Slots, hide: usize| {
+            let Some(root) = gone_under.map(path_bytes) else { return false };
+            let under = path.strip_prefix(root).is_some_and(|rest| rest.first() == Some(&b'/') || root.ends_with(b"/"));
+            under && !slots.visited[hide].load(Ordering::Relaxed)
+        };
+        changed |= self.old.iter().any(|(p, s)| (0..2).any(|h| s.entries[h].is_some() && gone(p, s, h)));
         if !changed || !self.writable {
             return Ok(false);
         }
-        for (path, hide, entry) in fresh {
-            entries.entry(path).or_default()[usize::from(hide)] = entry;
-        }
-        let mut list: Vec<(ByteBuf, bool, Entry)> = Vec::with_capacity(entries.len());
-        for (path, slots) in entries {
-            for (hide, slot) in slots.into_iter().enumerate() {
-                if let Some(entry) = slot {
-                    list.push((ByteBuf::from(path.clone()), hide == 1, entry));
+        let fresh = self.fresh.lock().unwrap_or_else(|p| p.into_inner());
+        let replaced: ahash::AHashSet<(&[u8], bool)> = fresh.iter().map(|(p, h, _)| (p.as_slice(), *h)).collect();
+        let mut list: Vec<(&serde_bytes::Bytes, bool, &Entry)> = Vec::with_capacity(self.old.len() + fresh.len());
+        for (path, slots) in &self.old {
+            for (h, entry) in slots.entries.iter().enumerate() {
+                if let Some(entry) = entry
+                    && !gone(path, slots, h)
+                    && !replaced.contains(&(path.as_slice(), h == 1))
+                {
+                    list.push((serde_bytes::Bytes::new(path), h == 1, entry));
                 }
             }
         }
+        for (path, hide, entry) in fresh.iter() {
+            if let Some(entry) = entry {
+                list.push((serde_bytes::Bytes::new(path), *hide, entry));
+            }
+        }
         // Sorted, so that the same entries give the same file.
-        list.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-        let stored = Stored { format: FORMAT.to_string(), semantics: LISTING_SEMANTICS, entries: list };
+        list.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let stored = StoredRef { format: FORMAT, semantics: LISTING_SEMANTICS, entries: list };
         let mut bytes = MAGIC.to_vec();
         bytes.extend(postcard::to_stdvec(&stored).map_err(std::io::Error::other)?);
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -430,12 +430,13 @@ mod tests {
             hidden: true,
             mtime: None,
         };
-        let stored = Stored {
-            format: FORMAT.into(),
+        let (a, b) = (Entry::of(key(10), &listed), Entry::of(key(20), &omitted));
+        let stored = StoredRef {
+            format: FORMAT,
             semantics: LISTING_SEMANTICS,
             entries: vec![
-                (ByteBuf::from(b"/s/a.jsonl".to_vec()), false, Entry::of(key(10), &listed)),
-                (ByteBuf::from(b"/s/b.jsonl".to_vec()), true, Entry::of(key(20), &omitted)),
+                (serde_bytes::Bytes::new(b"/s/a.jsonl"), false, &a),
+                (serde_bytes::Bytes::new(b"/s/b.jsonl"), true, &b),
             ],
         };
         let bytes = postcard::to_stdvec(&stored).expect("encodes");

@@ -237,6 +237,8 @@ fn save_cache(cache: Option<session_scan::cache::ListCache>, gone_under: Option<
     if let Err(e) = cache.save(gone_under) {
         eprintln!("session-scan: cache {}: cannot write ({e})", path.display());
     }
+    // The process ends soon after: its entries are not freed one by one (as with the listing).
+    std::mem::forget(cache);
 }
 
 /// Reports on stderr a file Pi leaves out (Pi is silent), as a JSON line when `json`; returns
