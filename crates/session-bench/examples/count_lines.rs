@@ -2,7 +2,7 @@
 //! its line starts with `memchr`.
 //!
 //! Files under 64 MiB (`PARALLEL_LINES_MIN_AMONG_MANY`) are read in 64 KiB chunks into a reused
-//! buffer per worker; larger ones are mapped. Session 9 (Zen 3):
+//! buffer per worker; larger ones are mapped. Session 9 (Zen 4):
 //! files read whole into a reused buffer took 38-53 ms against 33-37 ms in chunks. Session 16 (Zen
 //! 5 VM), the bench store, 21 interleaved runs twice: 36.5 and 39.3 ms reading every file in
 //! chunks against 39.6 and 43.6 ms when files of 4 MiB or more were mapped (memchr over a map reads

@@ -393,7 +393,13 @@ impl ListCache {
         }
         let name = self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let tmp = self.path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, &bytes)?;
+        // Readable by its owner only: it holds the first message of every session.
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let _ = std::fs::remove_file(&tmp);
+        std::io::Write::write_all(&mut options.open(&tmp)?, &bytes)?;
         std::fs::rename(&tmp, &self.path).inspect_err(|_| {
             let _ = std::fs::remove_file(&tmp);
         })?;

@@ -762,6 +762,11 @@ fn a_cached_listing_is_the_listing_and_follows_every_change() {
     expect_all("cold cache");
     let held = ListCache::open(&cache);
     assert_eq!(held.len(), 41, "every session and the broken file");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&cache).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "it holds first messages: its owner's only");
+    }
     let written = std::fs::metadata(&cache).unwrap().modified().unwrap();
     expect_all("warm cache");
     assert_eq!(std::fs::metadata(&cache).unwrap().modified().unwrap(), written, "nothing changed, nothing written");
