@@ -194,6 +194,15 @@ struct Stored {
     entries: Vec<(ByteBuf, bool, Entry)>,
 }
 
+/// Where a listing read every session file there is (for [`ListCache::save`]).
+#[derive(Debug, Clone, Copy)]
+pub enum ReadAll<'a> {
+    /// A sessions root: its files one folder down.
+    Store(&'a Path),
+    /// A flat session folder: its files.
+    Folder(&'a Path),
+}
+
 /// What [`ListCache::lookup`] found.
 pub enum Lookup {
     /// The file is as it was: its listing.
@@ -351,15 +360,29 @@ impl ListCache {
     }
 
     /// Writes the cache back when anything changed: the entries of this listing, and those of
-    /// files it did not visit, except files under `gone_under` (a store listed whole, where a
-    /// file not visited no longer exists). Written to a temporary file beside it, then renamed.
-    /// Returns whether it wrote.
-    pub fn save(&self, gone_under: Option<&Path>) -> std::io::Result<bool> {
+    /// files it did not visit, except the files `read_all` says are gone (every file there was
+    /// read, so an entry not visited is of a file deleted since). Written to a temporary file
+    /// beside it, then renamed. Returns whether it wrote.
+    pub fn save(&self, read_all: Option<ReadAll<'_>>) -> std::io::Result<bool> {
         let mut changed = self.changed.load(Ordering::Relaxed);
         let gone = |path: &[u8], slots: &Slots, hide: usize| {
-            let Some(root) = gone_under.map(path_bytes) else { return false };
-            let under = path.strip_prefix(root).is_some_and(|rest| rest.first() == Some(&b'/') || root.ends_with(b"/"));
-            under && !slots.visited[hide].load(Ordering::Relaxed)
+            let Some(read_all) = read_all else { return false };
+            let (root, nested) = match read_all {
+                ReadAll::Store(root) => (path_bytes(root), true),
+                ReadAll::Folder(dir) => (path_bytes(dir), false),
+            };
+            let Some(rest) = path.strip_prefix(root) else { return false };
+            let rest = if root.ends_with(b"/") {
+                rest
+            } else if let Some(r) = rest.strip_prefix(b"/") {
+                r
+            } else {
+                return false;
+            };
+            // A store's files are one folder down; a flat folder's are in it.
+            let depth = rest.iter().filter(|&&c| c == b'/').count();
+            let inside = if nested { depth == 1 } else { depth == 0 };
+            inside && !slots.visited[hide].load(Ordering::Relaxed)
         };
         changed |= self.old.iter().any(|(p, s)| (0..2).any(|h| s.entries[h].is_some() && gone(p, s, h)));
         if !changed || !self.writable {

@@ -152,6 +152,13 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         let Ok(info) = &l.info else { return false };
         filter.as_deref().is_none_or(|c| list::cwd_matches(info, c)) && since.is_none_or(|s| info.modified >= s)
     };
+    // Without --since or --limit every session file there is read: the cache's entries of others
+    // there are of files deleted since.
+    let read_all = match &scope {
+        _ if since.is_some() || a.limit.is_some() => None,
+        Scope::All { root } => Some(session_scan::cache::ReadAll::Store(root)),
+        Scope::Dir { dir, .. } => Some(session_scan::cache::ReadAll::Folder(dir)),
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut failed = false;
@@ -173,7 +180,7 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
             n
         });
         let _ = printed;
-        save_cache(cache, None);
+        save_cache(cache, read_all);
         return Ok(failed);
     }
     // With --limit, files are read newest first only until the answer is known.
@@ -186,12 +193,7 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     if stat_later {
         list::presort(&scope, &mut listed);
     }
-    // A store read whole has visited every file it holds: entries of others are of deleted files.
-    let gone_under = match &scope {
-        Scope::All { root } if whole_store => Some(root.as_path()),
-        _ => None,
-    };
-    save_cache(cache, gone_under);
+    save_cache(cache, read_all);
     for l in &listed {
         failed |= report_omitted(l, a.json || a.ndjson);
     }
@@ -231,10 +233,10 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
 }
 
 /// Writes the cache back, if there is one; a failure is reported, not fatal.
-fn save_cache(cache: Option<session_scan::cache::ListCache>, gone_under: Option<&std::path::Path>) {
+fn save_cache(cache: Option<session_scan::cache::ListCache>, read_all: Option<session_scan::cache::ReadAll<'_>>) {
     let Some(cache) = cache else { return };
     let path = cache.path().to_path_buf();
-    if let Err(e) = cache.save(gone_under) {
+    if let Err(e) = cache.save(read_all) {
         eprintln!("session-scan: cache {}: cannot write ({e})", path.display());
     }
     // The process ends soon after: its entries are not freed one by one (as with the listing).

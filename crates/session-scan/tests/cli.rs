@@ -792,6 +792,25 @@ fn a_cached_listing_is_the_listing_and_follows_every_change() {
     expect_all("deleted");
     list(&["--json"], true);
     assert!(!ListCache::open(&cache).contains(&root.join("--w--/s0010.jsonl"), false));
+    // A listing that reads only some files keeps the entries of the others; one of a flat folder
+    // drops those of its files deleted since.
+    std::fs::remove_file(root.join("--w--/s0020.jsonl")).unwrap();
+    list(&["--json", "--limit", "2"], true);
+    let held = ListCache::open(&cache);
+    assert!(
+        held.contains(&root.join("--w--/s0030.jsonl"), false) && held.contains(&root.join("--w--/s0020.jsonl"), false)
+    );
+    let folder = run(scan()
+        .args(["list", "--json", "--fields", PICKER_FIELDS, "--dir"])
+        .arg(root.join("--w--"))
+        .arg("--cache-file")
+        .arg(&cache));
+    let uncached = run(scan().args(["list", "--json", "--fields", PICKER_FIELDS, "--dir"]).arg(root.join("--w--")));
+    assert_eq!(folder.stdout, uncached.stdout);
+    let held = ListCache::open(&cache);
+    assert!(
+        held.contains(&root.join("--w--/s0030.jsonl"), false) && !held.contains(&root.join("--w--/s0020.jsonl"), false)
+    );
     std::fs::remove_dir_all(&root).unwrap();
     std::fs::remove_file(&cache).unwrap();
 }

@@ -573,7 +573,7 @@ fn cached_picker_listing_matches_list_all() {
         assert_eq!(cache.hits(), hits, "{pass}");
         let ours = with_prefix(in_pi_order(&scope, listed), &format!("{}/", root.display()), "sample-corpus-16/");
         assert!(same(&ours, &gold), "the {pass} cached listing differs from listAll()");
-        cache.save(Some(&root)).unwrap();
+        cache.save(Some(session_scan::cache::ReadAll::Store(&root))).unwrap();
     }
     std::fs::remove_file(&file).unwrap();
 }
