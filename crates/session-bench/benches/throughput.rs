@@ -63,6 +63,23 @@ fn store(c: &mut Criterion) {
             .len()
         })
     });
+    let picker = session_scan::list::Reading::new(session_scan::list::Texts::Skip, false);
+    g.bench_function("list (picker fields)", |b| b.iter(|| session_scan::list::read_store(&root, picker).len()));
+    // A picker's next listing with `--cache`: the cache file made once, then opened and used
+    // each time, as the CLI does (no file changed, so it is not written again).
+    let cache_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-sample-16.cache");
+    let _ = std::fs::remove_file(&cache_file);
+    let warm = session_scan::cache::ListCache::open(&cache_file);
+    session_scan::list::read_store(&root, picker.with_cache(&warm));
+    warm.save(Some(session_scan::cache::ReadAll::Store(&root))).expect("cache written");
+    g.bench_function("list (picker fields, warm cache)", |b| {
+        b.iter(|| {
+            let cache = session_scan::cache::ListCache::open(&cache_file);
+            let n = session_scan::list::read_store(&root, picker.with_cache(&cache)).len();
+            assert_eq!(cache.hits() as usize, n, "every file from the cache");
+            n
+        })
+    });
     let paths = session_scan::expand_paths(std::slice::from_ref(&root));
     let opts = session_scan::usage::Options {
         group: session_scan::usage::Group::Daily,
