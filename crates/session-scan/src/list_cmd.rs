@@ -45,8 +45,8 @@ pub struct ListArgs {
     #[arg(long)]
     ndjson: bool,
     /// Keep what was listed in a cache file and list unchanged files from it next time
-    /// ($XDG_CACHE_HOME/session-scan/list.cache or ~/.cache/session-scan/list.cache). Picker
-    /// fields only: not with allMessagesText.
+    /// ($XDG_CACHE_HOME/session-scan/list.cache or ~/.cache/session-scan/list.cache). For the
+    /// table, or --fields without allMessagesText (texts are not cached).
     #[arg(long)]
     cache: bool,
     /// The cache in this file instead (implies --cache).
@@ -67,7 +67,10 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         None => report::INFO_FIELDS.iter().map(|s| s.to_string()).collect(),
     };
     // Texts are read only when asked for, and then kept as the JSON text they are written as.
-    let texts = if fields.iter().any(|f| f == "allMessagesText") { list::Texts::Json } else { list::Texts::Skip };
+    // The table shows no texts: it reads the files as a picker does.
+    let printed = a.json || a.ndjson;
+    let texts =
+        if printed && fields.iter().any(|f| f == "allMessagesText") { list::Texts::Json } else { list::Texts::Skip };
     let cache_path = match (&a.cache_file, a.cache) {
         (Some(file), _) => Some(file.clone()),
         (None, true) => Some(session_scan::cache::ListCache::default_path().ok_or_else(|| {
