@@ -64,12 +64,12 @@ impl FileKey {
 
     /// The modification time in ms, as `stats.mtimeMs` gives it.
     fn mtime_ms(&self) -> f64 {
-        self.mtime.0 as f64 * 1e3 + self.mtime.1 as f64 / 1e6
+        crate::read::unix_time_ms(self.mtime.0, self.mtime.1)
     }
 
     /// The change time in ms: the last write, even when the mtime was set back afterwards.
     fn ctime_ms(&self) -> f64 {
-        self.ctime.0 as f64 * 1e3 + self.ctime.1 as f64 / 1e6
+        crate::read::unix_time_ms(self.ctime.0, self.ctime.1)
     }
 }
 
@@ -345,11 +345,10 @@ impl ListCache {
         }
     }
 
-    /// Records the listing of a file read after a [`Lookup::Miss`] with `key`. Files that could
-    /// not be read, and files changed just now, are not kept.
+    /// Records the listing of a file read after a [`Lookup::Miss`] with `key`; `None` (a file that
+    /// could not be read) is not kept, nor is a file changed just now.
     pub fn store(&self, path: &Path, hide_internal: bool, key: Option<FileKey>, listed: &Listed) {
-        let unreadable = listed.info.as_ref().is_err_and(|o| o.reason.starts_with("cannot read"));
-        let settled = key.filter(|k| k.ctime_ms().max(k.mtime_ms()) < self.started_ms - SETTLE_MS && !unreadable);
+        let settled = key.filter(|k| k.ctime_ms().max(k.mtime_ms()) < self.started_ms - SETTLE_MS);
         let had = self.contains(path, hide_internal);
         let entry = settled.map(|k| Entry::of(k, listed));
         if entry.is_some() || had {

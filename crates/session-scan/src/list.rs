@@ -242,14 +242,21 @@ fn read_one(c: &Candidate, how: Reading<'_>, parallel_from: u64, buf: &mut Vec<u
         Some(crate::cache::Lookup::Miss(key)) => Some(key),
         None => None,
     };
-    let listed = read_uncached(c, how.texts, how.hide_internal, parallel_from, buf);
+    let (listed, read) = read_uncached(c, how.texts, how.hide_internal, parallel_from, buf);
     if let (Some(cache), Some(key)) = (cache, missed) {
-        cache.store(&c.path, how.hide_internal, key, &listed);
+        cache.store(&c.path, how.hide_internal, key.filter(|_| read), &listed);
     }
     listed
 }
 
-fn read_uncached(c: &Candidate, texts: Texts, hide_internal: bool, parallel_from: u64, buf: &mut Vec<u8>) -> Listed {
+/// The file's listing, and whether it could be read.
+fn read_uncached(
+    c: &Candidate,
+    texts: Texts,
+    hide_internal: bool,
+    parallel_from: u64,
+    buf: &mut Vec<u8>,
+) -> (Listed, bool) {
     // Large files mapped, their lines scanned on all cores; mid-sized ones mapped and scanned here;
     // others streamed through the reused buffer (`read::fold_lines`).
     let read = crate::read::fold_lines(
@@ -263,13 +270,16 @@ fn read_uncached(c: &Candidate, texts: Texts, hide_internal: bool, parallel_from
         |taker, line, scanned| taker.take(line, scanned),
     );
     match read {
-        Ok((taker, _, mtime)) => taker.finish(c, mtime),
-        Err(e) => Listed {
-            path: c.path.clone(),
-            info: Err(Omitted { line: None, offset: None, reason: format!("cannot read: {e}") }),
-            hidden: false,
-            mtime: c.mtime.or_else(|| candidate(c.path.clone()).mtime),
-        },
+        Ok((taker, _, mtime)) => (taker.finish(c, mtime), true),
+        Err(e) => (
+            Listed {
+                path: c.path.clone(),
+                info: Err(Omitted { line: None, offset: None, reason: format!("cannot read: {e}") }),
+                hidden: false,
+                mtime: c.mtime.or_else(|| candidate(c.path.clone()).mtime),
+            },
+            false,
+        ),
     }
 }
 

@@ -68,9 +68,9 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     };
     // Texts are read only when asked for, and then kept as the JSON text they are written as.
     // The table shows no texts: it reads the files as a picker does.
-    let printed = a.json || a.ndjson;
+    let as_json = a.json || a.ndjson;
     let texts =
-        if printed && fields.iter().any(|f| f == "allMessagesText") { list::Texts::Json } else { list::Texts::Skip };
+        if as_json && fields.iter().any(|f| f == "allMessagesText") { list::Texts::Json } else { list::Texts::Skip };
     let cache_path = match (&a.cache_file, a.cache) {
         (Some(file), _) => Some(file.clone()),
         (None, true) => Some(session_scan::cache::ListCache::default_path().ok_or_else(|| {

@@ -112,13 +112,18 @@ pub fn read_file_into(
     Ok((None, mtime))
 }
 
+/// A Unix time given as seconds and nanoseconds, in ms with fractions (as `stats.mtimeMs`).
+pub(crate) fn unix_time_ms(secs: i64, nsecs: i64) -> f64 {
+    secs as f64 * 1e3 + nsecs as f64 / 1e6
+}
+
 /// A file's `stats.mtimeMs` as Node computes it: seconds × 1000 plus nanoseconds / 10⁶, in doubles
 /// (`NaN` where the system keeps no mtime). Sorting compares these; `modified` rounds them.
 pub fn mtime_ms(meta: &std::fs::Metadata) -> f64 {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        meta.mtime() as f64 * 1e3 + meta.mtime_nsec() as f64 / 1e6
+        unix_time_ms(meta.mtime(), meta.mtime_nsec())
     }
     #[cfg(not(unix))]
     match meta.modified().map(|t| t.duration_since(std::time::UNIX_EPOCH)) {
@@ -860,6 +865,7 @@ pub fn fold_lines<S>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use session_core::lines::LineRule;
 
     /// `stream_chunk`'s rule on the two machines it was measured on, and at its edges.
     #[test]
@@ -888,7 +894,6 @@ mod tests {
         assert_eq!(cpu_list_len("3-1"), None);
         assert_eq!(cpu_list_len("x"), None);
     }
-    use session_core::lines::LineRule;
 
     /// A line carried over keeps its bytes, and the read after it starts on a cache line, from
     /// any buffer and any line length (growing the buffer when the line does not fit with the
