@@ -23,7 +23,7 @@ use crate::list::Listed;
 /// depend on. A file with another version is rebuilt; a file without this name is not ours and
 /// is never overwritten.
 const MAGIC: &[u8] = b"session-scan list cache\n";
-const FORMAT: &str = "format 1";
+const FORMAT: &str = "format 2";
 /// Raised whenever a change to the listing can change a `SessionInfo` for the same bytes, so that
 /// entries made by an older build are read again.
 const LISTING_SEMANTICS: u32 = 1;
@@ -194,6 +194,63 @@ struct Stored {
     entries: Vec<(ByteBuf, bool, Entry)>,
 }
 
+/// The body of a cache file (after [`MAGIC`]): the entries, then their CRC-32 (little-endian),
+/// so that a damaged file is rebuilt, never listed from.
+fn encode(stored: &StoredRef<'_>) -> postcard::Result<Vec<u8>> {
+    let mut body = postcard::to_stdvec(stored)?;
+    let sum = crc32fast::hash(&body);
+    body.extend_from_slice(&sum.to_le_bytes());
+    Ok(body)
+}
+
+/// Why the entries of a cache file are not used.
+enum Unusable {
+    /// Written by a build with another format or listing semantics.
+    OtherVersion,
+    /// Not as [`ListCache::save`] writes it: why.
+    Damaged(String),
+}
+
+/// The entries of a cache file's body (after [`MAGIC`]), checked: the format and semantics
+/// this build writes, the checksum, nothing after it, and every raw id a JSON value that a
+/// listing may print as it is.
+fn decode(body: &[u8]) -> Result<Vec<(ByteBuf, bool, Entry)>, Unusable> {
+    let damaged = |e: postcard::Error| Unusable::Damaged(e.to_string());
+    // The format first, so that a file of another format is rebuilt quietly, whatever its layout.
+    let (format, _) = postcard::take_from_bytes::<&str>(body).map_err(damaged)?;
+    if format != FORMAT {
+        return Err(Unusable::OtherVersion);
+    }
+    let (entries, sum) = body.split_at_checked(body.len().saturating_sub(4)).unwrap_or((body, &[]));
+    if sum.len() != 4 || crc32fast::hash(entries).to_le_bytes() != sum {
+        return Err(Unusable::Damaged("checksum mismatch".into()));
+    }
+    let (stored, rest) = postcard::take_from_bytes::<Stored>(entries).map_err(damaged)?;
+    if !rest.is_empty() {
+        return Err(Unusable::Damaged("bytes after the entries".into()));
+    }
+    if stored.format != FORMAT || stored.semantics != LISTING_SEMANTICS {
+        return Err(Unusable::OtherVersion);
+    }
+    let printable = |f: &CachedField| match f {
+        CachedField::Raw(raw) => {
+            !raw.is_empty()
+                && !raw.contains(&b'\n')
+                && !raw.contains(&b'\r')
+                && session_core::json::scan_line(raw).is_ok()
+        }
+        _ => true,
+    };
+    let all_printable = stored.entries.iter().all(|(_, _, e)| match &e.outcome {
+        Outcome::Listed(info) => printable(&info.id) && printable(&info.parent_session),
+        Outcome::Omitted { .. } => true,
+    });
+    if !all_printable {
+        return Err(Unusable::Damaged("an id that is not JSON".into()));
+    }
+    Ok(stored.entries)
+}
+
 /// Where a listing read every session file there is (for [`ListCache::save`]).
 #[derive(Debug, Clone, Copy)]
 pub enum ReadAll<'a> {
@@ -279,17 +336,17 @@ impl ListCache {
             cache.writable = false;
             return cache;
         };
-        match postcard::from_bytes::<Stored>(body) {
-            Ok(stored) if stored.format == FORMAT && stored.semantics == LISTING_SEMANTICS => {
-                cache.old.reserve(stored.entries.len());
-                for (path, hide_internal, entry) in stored.entries {
+        match decode(body) {
+            Ok(entries) => {
+                cache.old.reserve(entries.len());
+                for (path, hide_internal, entry) in entries {
                     cache.old.entry(path.into_vec()).or_default().entries[usize::from(hide_internal)] = Some(entry);
                 }
             }
             // Another version: rebuilt without a word.
-            Ok(_) => cache.changed.store(true, Ordering::Relaxed),
-            Err(e) => {
-                cache.notes.push(format!("cache {}: unreadable ({e}); rebuilt", path.display()));
+            Err(Unusable::OtherVersion) => cache.changed.store(true, Ordering::Relaxed),
+            Err(Unusable::Damaged(why)) => {
+                cache.notes.push(format!("cache {}: unreadable ({why}); rebuilt", path.display()));
                 cache.changed.store(true, Ordering::Relaxed);
             }
         }
@@ -409,7 +466,7 @@ impl ListCache {
         list.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
         let stored = StoredRef { format: FORMAT, semantics: LISTING_SEMANTICS, entries: list };
         let mut bytes = MAGIC.to_vec();
-        bytes.extend(postcard::to_stdvec(&stored).map_err(std::io::Error::other)?);
+        bytes.extend(encode(&stored).map_err(std::io::Error::other)?);
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
@@ -467,9 +524,9 @@ mod tests {
                 (serde_bytes::Bytes::new(b"/s/b.jsonl"), true, &b),
             ],
         };
-        let bytes = postcard::to_stdvec(&stored).expect("encodes");
-        let back: Stored = postcard::from_bytes(&bytes).expect("decodes");
-        let a = back.entries[0].2.listed(Path::new("/s/a.jsonl"), None);
+        let bytes = encode(&stored).expect("encodes");
+        let back = decode(&bytes).ok().expect("decodes");
+        let a = back[0].2.listed(Path::new("/s/a.jsonl"), None);
         let got = a.info.expect("listed");
         assert_eq!(got.id, info.id);
         assert_eq!(got.cwd, info.cwd);
@@ -480,11 +537,115 @@ mod tests {
         assert_eq!(got.message_count, 42);
         assert_eq!(got.first_message, info.first_message);
         assert_eq!(a.mtime, Some(key(10).mtime_ms()));
-        let b = back.entries[1].2.listed(Path::new("/s/b.jsonl"), Some(9.0));
+        let b = back[1].2.listed(Path::new("/s/b.jsonl"), Some(9.0));
         assert!(b.hidden);
         assert_eq!(b.mtime, Some(9.0));
         let o = b.info.expect_err("omitted");
         assert_eq!((o.line, o.offset, o.reason.as_str()), (Some(3), Some(120), "bad header"));
+    }
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("session-scan-cache-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        dir
+    }
+
+    fn listed(path: &str, id: Field<'static>) -> Listed {
+        let info = SessionInfo {
+            id,
+            cwd: JsStr(b"/w".to_vec().into()),
+            name: None,
+            parent_session: Field::Absent,
+            created: 1.0,
+            modified: 2.0,
+            message_count: 3,
+            first_message: JsStr(b"hi".to_vec().into()),
+            all_messages_text: Vec::new(),
+            all_messages_json: Vec::new(),
+        };
+        Listed { path: path.into(), info: Ok(info), hidden: false, mtime: None }
+    }
+
+    /// A cache file of three entries, as `save` writes it.
+    fn saved_cache(dir: &Path) -> (PathBuf, Vec<u8>) {
+        let file = dir.join("list.cache");
+        let _ = std::fs::remove_file(&file);
+        let cache = ListCache::open(&file);
+        for (k, id) in [Field::Str(JsStr(b"a".to_vec().into())), Field::Raw(b"12.5".to_vec().into()), Field::Null]
+            .into_iter()
+            .enumerate()
+        {
+            let path = format!("/s/{k}.jsonl");
+            cache.store(Path::new(&path), false, Some(key(k as u64)), &listed(&path, id));
+        }
+        assert!(cache.save(None).expect("saves"));
+        assert_eq!(ListCache::open(&file).len(), 3);
+        let bytes = std::fs::read(&file).expect("read");
+        (file, bytes)
+    }
+
+    #[test]
+    fn a_damaged_file_is_never_listed_from() {
+        let dir = temp_dir("damaged");
+        let (file, bytes) = saved_cache(&dir);
+        let unused = |damaged: &[u8], what: &str| {
+            std::fs::write(&file, damaged).expect("write");
+            let cache = ListCache::open(&file);
+            assert!(cache.is_empty(), "{what}: {} entries", cache.len());
+            assert!(cache.changed.load(Ordering::Relaxed), "{what}: not rebuilt");
+            cache
+        };
+        // Every truncation past the magic line, and every byte changed in three ways.
+        for len in MAGIC.len()..bytes.len() {
+            let cache = unused(&bytes[..len], &format!("cut at {len}"));
+            assert!(cache.writable);
+        }
+        for at in MAGIC.len()..bytes.len() {
+            for flip in [0x01, 0x80, 0xFF] {
+                let mut damaged = bytes.clone();
+                damaged[at] ^= flip;
+                unused(&damaged, &format!("byte {at} ^ {flip:#x}"));
+            }
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(unused(&longer, "a byte added").notes()[0].contains("checksum mismatch"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_raw_id_that_is_not_json_is_refused_and_an_old_format_rebuilt_quietly() {
+        let entry = |raw: &[u8]| Entry::of(key(1), &listed("/s/a.jsonl", Field::Raw(raw.to_vec().into())));
+        let encode = |format: &str, entry: &Entry| {
+            let stored = StoredRef {
+                format,
+                semantics: LISTING_SEMANTICS,
+                entries: vec![(serde_bytes::Bytes::new(b"/s/a.jsonl"), false, entry)],
+            };
+            encode(&stored).expect("encodes")
+        };
+        assert!(decode(&encode(FORMAT, &entry(b"[1,{\"a\":true}]"))).is_ok());
+        for raw in [&b"1,\"x\":2"[..], b"", b"1\n", b"{"] {
+            match decode(&encode(FORMAT, &entry(raw))) {
+                Err(Unusable::Damaged(why)) => assert_eq!(why, "an id that is not JSON"),
+                _ => panic!("{:?} was accepted", String::from_utf8_lossy(raw)),
+            }
+        }
+        // Format 1 had no checksum: it is of another version, not damaged.
+        let one = entry(b"1");
+        let stored = StoredRef {
+            format: "format 1",
+            semantics: 1,
+            entries: vec![(serde_bytes::Bytes::new(b"/s/a"), false, &one)],
+        };
+        let old = postcard::to_stdvec(&stored).expect("encodes");
+        assert!(matches!(decode(&old), Err(Unusable::OtherVersion)));
+        let dir = temp_dir("old");
+        let file = dir.join("list.cache");
+        std::fs::write(&file, [MAGIC, &old].concat()).expect("write");
+        let cache = ListCache::open(&file);
+        assert!(cache.is_empty() && cache.notes().is_empty() && cache.changed.load(Ordering::Relaxed));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
