@@ -320,7 +320,7 @@ impl ListCache {
             writable: true,
             notes: Vec::new(),
         };
-        let bytes = match std::fs::read(path) {
+        let bytes = match crate::read::read_regular(path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return cache,
             Err(e) => {

@@ -539,7 +539,7 @@ fn session_dir_setting(atomic: bool, project: &Path) -> Option<PathBuf> {
     // project's settings over the global ones); only a non-empty string names a folder.
     let set = [project_settings, global_settings]
         .iter()
-        .find_map(|settings| settings_session_dir(&std::fs::read(settings).ok()?))?;
+        .find_map(|settings| settings_session_dir(&crate::read::read_regular(settings).ok()?))?;
     set.map(|dir| PathBuf::from(expand_tilde(&dir, &home)))
 }
 

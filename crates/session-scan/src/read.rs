@@ -154,6 +154,16 @@ pub fn open_regular(path: &Path) -> std::io::Result<(File, std::fs::Metadata)> {
     Ok((file, meta))
 }
 
+/// Reads the whole of a regular file: a FIFO or a device at `path` is refused, as by
+/// [`open_regular`], instead of waiting for a writer or reading without end.
+pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let (mut file, meta) = open_regular(path)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Expands the arguments: files as given, directories recursively to their `*.jsonl` files in
 /// byte order of their paths.
 pub fn expand_paths(args: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {

@@ -129,6 +129,23 @@ fn a_fifo_named_like_a_session_is_refused_without_waiting_for_a_writer() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a regular file"));
     let out = run(scan().args(["usage", "session", "--json"]).arg(&dir));
     assert!(out.status.code().is_some(), "usage ended by a signal");
+    // Nor is a FIFO read where a cache file or a settings file is looked for: the cache is left
+    // alone (not replaced), the settings are as if absent.
+    let cache_fifo = dir.join("list.cache");
+    assert!(Command::new("mkfifo").arg(&cache_fifo).status().unwrap().success());
+    let out = run(scan().args(["list", "--json", "--fields", "id,path", "--cache-file"]).args([&cache_fifo, &dir]));
+    assert_eq!(out.status.code(), Some(1), "pipe.jsonl had an error");
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap().as_array().unwrap().len(), 1);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a regular file"), "{out:?}");
+    assert!(!cache_fifo.metadata().unwrap().is_file(), "the FIFO was replaced");
+    let (home, project) = (dir.join("home"), dir.join("project"));
+    std::fs::create_dir_all(home.join(".pi/agent/sessions/--w--")).unwrap();
+    good_file(&home.join(".pi/agent/sessions/--w--"), "home.jsonl");
+    std::fs::create_dir_all(project.join(".pi")).unwrap();
+    assert!(Command::new("mkfifo").arg(project.join(".pi/settings.json")).status().unwrap().success());
+    assert!(Command::new("mkfifo").arg(home.join(".pi/agent/settings.json")).status().unwrap().success());
+    let out = run(scan_at(&home, &project, &[]).args(["list", "--json"]));
+    assert_eq!(listed_ids(&out).len(), 1, "{out:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
