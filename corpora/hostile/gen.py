@@ -6,7 +6,11 @@
 # The tests and record.sh set each file's mtime to 1767225600 s + 1000 s * (k % 6) + 0.4 ms * (k % 3),
 # k its place in name order: ties for the sort, and sub-millisecond parts for stats.mtime's rounding.
 import json, random, sys, os
-seed, root, nfiles = 19, "sessions", 240
+# `python3 gen.py [SEED [FILES [ROOT]]]` writes another store (`cargo xtask differential`).
+seed, nfiles, root = 19, 240, "sessions"
+if len(sys.argv) > 1: seed = int(sys.argv[1])
+if len(sys.argv) > 2: nfiles = int(sys.argv[2])
+if len(sys.argv) > 3: root = sys.argv[3]
 R = random.Random(seed)
 def rid(): return ''.join(R.choice('0123456789abcdef') for _ in range(8))
 def ts_iso():

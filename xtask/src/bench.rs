@@ -2,7 +2,7 @@
 //! (whole-process times of Pi 1.6 and ccusage beside ours, on one generated store).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, bail};
@@ -12,11 +12,11 @@ const IAI_VERSION: &str = "0.16.1";
 /// A rise in instructions above this percentage fails `--compare`.
 pub const REGRESSION_THRESHOLD_PCT: f64 = 3.0;
 
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().map(PathBuf::from).unwrap_or_default()
 }
 
-fn run(cmd: &mut Command) -> anyhow::Result<String> {
+pub(crate) fn run(cmd: &mut Command) -> anyhow::Result<String> {
     let out = cmd.output().with_context(|| format!("running {cmd:?}"))?;
     if !out.status.success() {
         bail!("{cmd:?} failed:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -153,6 +153,24 @@ fn best_of(n: usize, mut f: impl FnMut() -> anyhow::Result<()>) -> anyhow::Resul
     Ok(best)
 }
 
+/// Pi 1.6.0's package folder and ccusage's binary, installed with npm under `target/reference`
+/// the first time.
+pub(crate) fn reference_packages(target: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
+    let npm_dir = target.join("reference");
+    let pi = npm_dir.join("node_modules/@earendil-works/pi-coding-agent");
+    let ccusage = npm_dir.join("node_modules/.bin/ccusage");
+    if !pi.exists() || !ccusage.exists() {
+        std::fs::create_dir_all(&npm_dir)?;
+        eprintln!("installing Pi 1.6.0 and ccusage 20.0.24 with npm into {}", npm_dir.display());
+        run(Command::new("npm").args(["install", "--no-save", "--prefix"]).arg(&npm_dir).args([
+            "@earendil-works/pi-coding-agent@1.6.0",
+            "ccusage@20.0.24",
+            "@ccusage/ccusage-linux-x64@20.0.24",
+        ]))?;
+    }
+    Ok((pi, ccusage))
+}
+
 /// `cargo xtask bench-reference [--corpus DIR]`: times Pi 1.6 (Node) and ccusage beside our
 /// binary on one store, and prints the ratios.
 pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> anyhow::Result<()> {
@@ -176,18 +194,7 @@ pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> any
     };
     // Absolute: the reference reaches the store through a symlink made in a temporary folder.
     let corpus = std::fs::canonicalize(&corpus).with_context(|| format!("corpus {}", corpus.display()))?;
-    let npm_dir = target.join("reference");
-    let pi = npm_dir.join("node_modules/@earendil-works/pi-coding-agent");
-    let ccusage = npm_dir.join("node_modules/.bin/ccusage");
-    if !pi.exists() || !ccusage.exists() {
-        std::fs::create_dir_all(&npm_dir)?;
-        eprintln!("installing Pi 1.6.0 and ccusage 20.0.24 with npm into {}", npm_dir.display());
-        run(Command::new("npm").args(["install", "--no-save", "--prefix"]).arg(&npm_dir).args([
-            "@earendil-works/pi-coding-agent@1.6.0",
-            "ccusage@20.0.24",
-            "@ccusage/ccusage-linux-x64@20.0.24",
-        ]))?;
-    }
+    let (pi, ccusage) = reference_packages(&target)?;
     run(Command::new("cargo").args(["build", "--release", "-p", "session-scan"]).current_dir(root()))?;
     run(Command::new("cargo")
         .args(["build", "--release", "-p", "session-bench", "--example", "context_store", "--example", "count_lines"])

@@ -7,12 +7,15 @@
 //! - `stress [--dir DIR]`: hostile inputs too large to commit, with time and peak memory;
 //! - `memcheck`: peak memory of listing and usage, bounded whatever the file sizes (run by CI);
 //! - `adversarial`: rewrite the small hostile corpus in `corpora/adversarial/`;
-//! - `dates`: rewrite `corpora/dates/`, date strings and Node's `Date.parse` of each (needs `node`).
+//! - `dates`: rewrite `corpora/dates/`, date strings and Node's `Date.parse` of each (needs `node`);
+//! - `differential [--seeds A-B] [--files N]`: random hostile stores listed by Pi 1.6 and by us, compared
+//!   (needs `python3`, `node` and `npm`).
 
 mod adversarial;
 mod bench;
 mod corpus;
 mod dates;
+mod differential;
 mod stress;
 
 use std::path::PathBuf;
@@ -29,7 +32,8 @@ fn flag(args: &[String], name: &str) -> Option<String> {
 
 const USAGE: &str = "usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K] \
                      [--median SIZE] | bench [--save NAME] [--compare NAME] [--wall] | bench-reference [--corpus DIR] \
-                     [--session FILE] | stress [--dir DIR] | memcheck | adversarial | dates | help";
+                     [--session FILE] | differential [--seeds A-B] [--files N] | stress [--dir DIR] | memcheck | adversarial | \
+                     dates | help";
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -72,6 +76,13 @@ fn main() -> anyhow::Result<()> {
             let n = dates::write(&out)?;
             println!("wrote {n} date strings to {}", out.display());
             Ok(())
+        }
+        Some("differential") => {
+            let seeds = flag(&args, "--seeds").unwrap_or_else(|| "1001-1005".into());
+            let (first, last) = seeds.split_once('-').unwrap_or((&seeds, &seeds));
+            let (first, last) = (first.parse::<u64>().context("--seeds")?, last.parse::<u64>().context("--seeds")?);
+            let files = flag(&args, "--files").map_or(Ok(400), |s| s.parse()).context("--files")?;
+            differential::differential(first..=last, files)
         }
         Some("bench-reference") => bench::bench_reference(
             flag(&args, "--corpus").map(PathBuf::from),

@@ -1,0 +1,176 @@
+//! `cargo xtask differential [--seeds A-B] [--files N]`: random hostile stores, written by
+//! `corpora/hostile/gen.py` with other seeds, listed by Pi 1.6 (its npm package, in Node) and by
+//! `session-scan`, and compared row by row and field by field. Needs `python3`, `node` and `npm`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+use serde_json::Value;
+
+use crate::bench::{reference_packages, root, run};
+
+/// The picker's fields, as `--fields` takes them.
+const PICKER_FIELDS: &[&str] =
+    &["path", "id", "cwd", "name", "parentSessionPath", "created", "modified", "messageCount", "firstMessage"];
+
+/// The cwd that `gen.py` gives most of its sessions (`list(cwd)` is compared for it).
+const PROJECT_CWD: &str = "/home/u/proj";
+/// The flat folder compared as `listAll(dir)`.
+const FLAT_FOLDER: &str = "--tmp-x y--";
+
+/// Runs the comparison for every seed in `seeds`; fails if any listing differs.
+pub fn differential(seeds: std::ops::RangeInclusive<u64>, files: usize) -> anyhow::Result<()> {
+    let target = root().join("target");
+    let (pi, _) = reference_packages(&target)?;
+    run(Command::new("cargo").args(["build", "--release", "-p", "session-scan"]).current_dir(root()))?;
+    let ours = target.join("release/session-scan");
+    let script = root().join("xtask/reference/list-pi.mjs");
+    let mut failed = 0;
+    for seed in seeds {
+        let dir = target.join("differential").join(format!("seed-{seed}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)?;
+        let store = dir.join("sessions");
+        run(Command::new("python3")
+            .arg(root().join("corpora/hostile/gen.py"))
+            .args([seed.to_string(), files.to_string()])
+            .arg(&store))?;
+        set_tied_mtimes(&store)?;
+        // The cache keeps no file changed in the last two seconds (the mtimes were just set).
+        std::thread::sleep(std::time::Duration::from_millis(2_100));
+        let pi_json = |args: &[&std::ffi::OsStr]| -> anyhow::Result<Value> {
+            let out = run(Command::new("node").env("TZ", "UTC").arg(&script).arg(&pi).args(args))?;
+            serde_json::from_str(&out).context("the reference's output")
+        };
+        let ours_json = |args: &[&std::ffi::OsStr]| -> anyhow::Result<Value> {
+            let out = Command::new(&ours).env("TZ", "UTC").args(["list", "--json"]).args(args).output()?;
+            if out.status.code().is_none_or(|c| c > 1) {
+                bail!("session-scan list {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+            }
+            serde_json::from_slice(&out.stdout).context("our output")
+        };
+        let cwd = session_scan::list::resolve_path(PROJECT_CWD);
+        let cwd_dir = store.join(session_scan::list::encode_cwd(&cwd));
+        let flat = store.join(FLAT_FOLDER);
+        let cache = dir.join("list.cache");
+        let fields = PICKER_FIELDS.join(",");
+        let os = |s: &str| std::ffi::OsString::from(s);
+        let all = pi_json(&[&os("all"), store.as_os_str()])?;
+        let mut checks: Vec<(&str, Value, Value)> = vec![
+            ("listAll()", all.clone(), ours_json(&[store.as_os_str()])?),
+            (
+                "list(cwd)",
+                pi_json(&[&os("cwd"), &os(PROJECT_CWD), cwd_dir.as_os_str()])?,
+                ours_json(&[store.as_os_str(), &os("--cwd"), &os(PROJECT_CWD)])?,
+            ),
+            ("listAll(dir)", pi_json(&[&os("flat"), flat.as_os_str()])?, ours_json(&[&os("--dir"), flat.as_os_str()])?),
+        ];
+        let picked = picker_rows(&all);
+        for pass in ["picker, no cache", "picker, cold cache", "picker, warm cache"] {
+            let mut args = vec![store.as_os_str(), std::ffi::OsStr::new("--fields"), std::ffi::OsStr::new(&fields)];
+            if pass != "picker, no cache" {
+                args.extend([std::ffi::OsStr::new("--cache-file"), cache.as_os_str()]);
+            }
+            checks.push((pass, picked.clone(), ours_json(&args)?));
+        }
+        let mut line = format!("seed {seed}:");
+        for (what, reference, ours) in &checks {
+            let rows = reference.as_array().map_or(0, Vec::len);
+            match first_difference(reference, ours) {
+                None => line.push_str(&format!(" {what} {rows} rows equal;")),
+                Some(diff) => {
+                    failed += 1;
+                    line.push_str(&format!(" {what} DIFFERS ({diff});"));
+                }
+            }
+        }
+        println!("{}", line.trim_end_matches(';'));
+    }
+    if failed > 0 {
+        bail!("{failed} listings differ from Pi 1.6's (stores kept under target/differential)");
+    }
+    Ok(())
+}
+
+/// Each file's mtime as the hostile corpus's tests set them (`record.sh`): six values a second
+/// apart, with sub-millisecond parts, so that `modified` ties and the mtime tie-breaks play.
+fn set_tied_mtimes(store: &Path) -> anyhow::Result<()> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for folder in std::fs::read_dir(store)? {
+        for file in std::fs::read_dir(folder?.path())? {
+            files.push(file?.path());
+        }
+    }
+    files.sort();
+    for (k, path) in files.iter().enumerate() {
+        let k = k as u64;
+        let when =
+            std::time::Duration::from_nanos((1_767_225_600 + 1_000 * (k % 6)) * 1_000_000_000 + 400_000 * (k % 3));
+        std::fs::File::options().write(true).open(path)?.set_modified(std::time::UNIX_EPOCH + when)?;
+    }
+    Ok(())
+}
+
+/// The reference's rows with only the picker's fields.
+fn picker_rows(all: &Value) -> Value {
+    let rows = all.as_array().map(|rows| {
+        rows.iter()
+            .map(|row| {
+                let kept = PICKER_FIELDS.iter().filter_map(|&k| Some((k.to_string(), row.get(k)?.clone())));
+                Value::Object(kept.collect())
+            })
+            .collect()
+    });
+    Value::Array(rows.unwrap_or_default())
+}
+
+/// Where two listings first differ: the row count, or a row's path and field with both values.
+fn first_difference(reference: &Value, ours: &Value) -> Option<String> {
+    let (Some(a), Some(b)) = (reference.as_array(), ours.as_array()) else {
+        return Some("not both arrays".into());
+    };
+    if a.len() != b.len() {
+        return Some(format!("{} rows against {}", a.len(), b.len()));
+    }
+    for (k, (x, y)) in a.iter().zip(b).enumerate() {
+        if x == y {
+            continue;
+        }
+        let keys = x.as_object().into_iter().chain(y.as_object()).flat_map(|o| o.keys());
+        let field = keys.into_iter().find(|k| x.get(*k) != y.get(*k)).cloned().unwrap_or_default();
+        let short =
+            |v: Option<&Value>| v.map_or("absent".into(), |v| v.to_string().chars().take(80).collect::<String>());
+        return Some(format!(
+            "row {k} ({}): {field}: Pi {} against ours {}",
+            x.get("path").and_then(Value::as_str).unwrap_or("?"),
+            short(x.get(&field)),
+            short(y.get(&field))
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_difference_is_found_and_named() {
+        let reference =
+            serde_json::json!([{"path": "/s/a", "id": "a", "messageCount": 2}, {"path": "/s/b", "id": "b"}]);
+        assert_eq!(first_difference(&reference, &reference.clone()), None);
+        let mut ours = reference.clone();
+        ours[1]["id"] = Value::from(5);
+        assert_eq!(first_difference(&reference, &ours).as_deref(), Some(r#"row 1 (/s/b): id: Pi "b" against ours 5"#));
+        ours[1] = serde_json::json!({"path": "/s/b", "id": "b", "name": "x"});
+        assert_eq!(
+            first_difference(&reference, &ours).as_deref(),
+            Some(r#"row 1 (/s/b): name: Pi absent against ours "x""#)
+        );
+        let shorter = serde_json::json!([reference[0].clone()]);
+        assert_eq!(first_difference(&reference, &shorter).as_deref(), Some("2 rows against 1"));
+        let picked = picker_rows(&serde_json::json!([{"path": "/s/a", "allMessagesText": "t", "messageCount": 2}]));
+        assert_eq!(picked, serde_json::json!([{"path": "/s/a", "messageCount": 2}]));
+    }
+}
