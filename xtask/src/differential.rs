@@ -37,7 +37,8 @@ pub fn differential(seeds: std::ops::RangeInclusive<u64>, files: usize) -> anyho
             .args([seed.to_string(), files.to_string()])
             .arg(&store))?;
         set_tied_mtimes(&store)?;
-        // The cache keeps no file changed in the last two seconds (the mtimes were just set).
+        // The cache keeps no file changed in the last two seconds, and setting an mtime changes
+        // the file's change time: wait, so that the warm pass lists from the cache.
         std::thread::sleep(std::time::Duration::from_millis(2_100));
         let pi_json = |args: &[&std::ffi::OsStr]| -> anyhow::Result<Value> {
             let out = run(Command::new("node").env("TZ", "UTC").arg(&script).arg(&pi).args(args))?;
@@ -93,7 +94,7 @@ pub fn differential(seeds: std::ops::RangeInclusive<u64>, files: usize) -> anyho
     Ok(())
 }
 
-/// Each file's mtime as the hostile corpus's tests set them (`record.sh`): six values a second
+/// Each file's mtime as the hostile corpus's tests set them (`record.sh`): six values 1,000 s
 /// apart, with sub-millisecond parts, so that `modified` ties and the mtime tie-breaks play.
 fn set_tied_mtimes(store: &Path) -> anyhow::Result<()> {
     let mut files: Vec<PathBuf> = Vec::new();

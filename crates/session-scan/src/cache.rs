@@ -650,8 +650,7 @@ mod tests {
 
     #[test]
     fn a_truncated_file_is_rebuilt_and_a_foreign_file_left_alone() {
-        let dir = std::env::temp_dir().join(format!("session-scan-cache-unit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
+        let dir = temp_dir("unit");
         let truncated = dir.join("t.cache");
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&[9, b'f', b'o']);
