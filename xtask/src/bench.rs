@@ -7,14 +7,12 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 
+use crate::root;
+
 /// The runner must match the `iai-callgrind` library version in `session-bench`.
 const IAI_VERSION: &str = "0.16.1";
 /// A rise in instructions above this percentage fails `--compare`.
 pub const REGRESSION_THRESHOLD_PCT: f64 = 3.0;
-
-pub(crate) fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().map(PathBuf::from).unwrap_or_default()
-}
 
 pub(crate) fn run(cmd: &mut Command) -> anyhow::Result<String> {
     let out = cmd.output().with_context(|| format!("running {cmd:?}"))?;

@@ -8,11 +8,13 @@ use std::process::Command;
 use anyhow::{Context, bail};
 use serde_json::Value;
 
-use crate::bench::{reference_packages, root, run};
+use crate::bench::{reference_packages, run};
+use crate::root;
 
-/// The picker's fields, as `--fields` takes them.
-const PICKER_FIELDS: &[&str] =
-    &["path", "id", "cwd", "name", "parentSessionPath", "created", "modified", "messageCount", "firstMessage"];
+/// Every `SessionInfo` field but the texts: what a picker listing (and the cache) gives.
+fn picker_fields() -> impl Iterator<Item = &'static str> {
+    session_scan::report::INFO_FIELDS.into_iter().filter(|&f| f != "allMessagesText")
+}
 
 /// The cwd that `gen.py` gives most of its sessions (`list(cwd)` is compared for it).
 const PROJECT_CWD: &str = "/home/u/proj";
@@ -55,7 +57,7 @@ pub fn differential(seeds: std::ops::RangeInclusive<u64>, files: usize) -> anyho
         let cwd_dir = store.join(session_scan::list::encode_cwd(&cwd));
         let flat = store.join(FLAT_FOLDER);
         let cache = dir.join("list.cache");
-        let fields = PICKER_FIELDS.join(",");
+        let fields = picker_fields().collect::<Vec<_>>().join(",");
         let os = |s: &str| std::ffi::OsString::from(s);
         let all = pi_json(&[&os("all"), store.as_os_str()])?;
         let mut checks: Vec<(&str, Value, Value)> = vec![
@@ -118,7 +120,7 @@ fn picker_rows(all: &Value) -> Value {
     let rows = all.as_array().map(|rows| {
         rows.iter()
             .map(|row| {
-                let kept = PICKER_FIELDS.iter().filter_map(|&k| Some((k.to_string(), row.get(k)?.clone())));
+                let kept = picker_fields().filter_map(|k| Some((k.to_string(), row.get(k)?.clone())));
                 Value::Object(kept.collect())
             })
             .collect()

@@ -8,9 +8,7 @@ use std::process::Command;
 
 use anyhow::Context;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().map(PathBuf::from).unwrap_or_default()
-}
+use crate::root;
 
 const HEADER: &str =
     r#"{"type":"session","version":3,"id":"stress","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/stress"}"#;

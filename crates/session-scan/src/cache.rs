@@ -189,7 +189,8 @@ struct StoredRef<'a> {
 
 #[derive(Deserialize)]
 struct Stored {
-    format: String,
+    /// Checked before the rest is decoded (see [`decode`]).
+    _format: String,
     semantics: u32,
     entries: Vec<(ByteBuf, bool, Entry)>,
 }
@@ -229,7 +230,7 @@ fn decode(body: &[u8]) -> Result<Vec<(ByteBuf, bool, Entry)>, Unusable> {
     if !rest.is_empty() {
         return Err(Unusable::Damaged("bytes after the entries".into()));
     }
-    if stored.format != FORMAT || stored.semantics != LISTING_SEMANTICS {
+    if stored.semantics != LISTING_SEMANTICS {
         return Err(Unusable::OtherVersion);
     }
     let printable = |f: &CachedField| match f {
