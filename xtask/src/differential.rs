@@ -46,13 +46,18 @@ pub fn differential(seeds: std::ops::RangeInclusive<u64>, files: usize) -> anyho
             let out = run(Command::new("node").env("TZ", "UTC").arg(&script).arg(&pi).args(args))?;
             serde_json::from_str(&out).context("the reference's output")
         };
-        let ours_json = |args: &[&std::ffi::OsStr]| -> anyhow::Result<Value> {
-            let out = Command::new(&ours).env("TZ", "UTC").args(["list", "--json"]).args(args).output()?;
+        // Our listing, and its `--stats` line (the last on stderr).
+        let ours_with_stats = |args: &[&std::ffi::OsStr]| -> anyhow::Result<(Value, Value)> {
+            let out = Command::new(&ours).env("TZ", "UTC").args(["list", "--json", "--stats"]).args(args).output()?;
+            let stderr = String::from_utf8_lossy(&out.stderr);
             if out.status.code().is_none_or(|c| c > 1) {
-                bail!("session-scan list {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+                bail!("session-scan list {args:?}: {stderr}");
             }
-            serde_json::from_slice(&out.stdout).context("our output")
+            let stats: Value = serde_json::from_str(stderr.lines().last().unwrap_or_default())
+                .with_context(|| format!("our --stats line: {stderr}"))?;
+            Ok((serde_json::from_slice(&out.stdout).context("our output")?, stats["stats"].clone()))
         };
+        let ours_json = |args: &[&std::ffi::OsStr]| ours_with_stats(args).map(|(rows, _)| rows);
         let cwd = session_scan::list::resolve_path(PROJECT_CWD);
         let cwd_dir = store.join(session_scan::list::encode_cwd(&cwd));
         let flat = store.join(FLAT_FOLDER);
@@ -75,7 +80,13 @@ pub fn differential(seeds: std::ops::RangeInclusive<u64>, files: usize) -> anyho
             if pass != "picker, no cache" {
                 args.extend([std::ffi::OsStr::new("--cache-file"), cache.as_os_str()]);
             }
-            checks.push((pass, picked.clone(), ours_json(&args)?));
+            let (rows, stats) = ours_with_stats(&args)?;
+            // The warm pass must list every file from the cache, or it compares nothing new.
+            if pass == "picker, warm cache" && (stats["read"] != 0 || stats["fromCache"] != stats["found"]) {
+                failed += 1;
+                println!("seed {seed}: the warm pass read files: {stats}");
+            }
+            checks.push((pass, picked.clone(), rows));
         }
         let mut line = format!("seed {seed}:");
         for (what, reference, ours) in &checks {

@@ -325,7 +325,31 @@ fn limit_and_since_leave_files_that_cannot_qualify_unopened() {
         full.iter().filter(|r| r["modified"].as_str().unwrap() >= "2026-05-01T00:00:00.000Z").collect();
     assert_eq!(since.as_array().unwrap().iter().collect::<Vec<_>>(), expected);
     assert_eq!(expected.len(), 32);
+    // --stats says what was opened: the 32 files of May, and the one of 2026-04-30 (written within
+    // a day of the date, so it could still hold a message of May); none older.
+    let since = run(scan().args(["list", "--json", "--stats", "--since", "2026-05-01"]).arg(&dir));
+    assert_eq!(
+        stats_of(&since),
+        serde_json::json!({"found": 601, "pruned": 568, "read": 33, "fromCache": 0, "leftOut": 0, "hidden": 0, "shown": 32})
+    );
+    let limited = run(scan().args(["list", "--stats", "--limit", "5"]).arg(&dir));
+    let line = String::from_utf8(limited.stderr).unwrap();
+    assert!(
+        line.starts_with("session-scan: list: 601 session files found, 0 not opened (--since), ")
+            && line.contains(" 0 left out, 0 hidden, 5 shown, in "),
+        "{line}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The `--stats` line of a JSON listing (the last line on stderr), without its time.
+fn stats_of(out: &std::process::Output) -> serde_json::Value {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = stderr.lines().last().unwrap_or_default();
+    let mut line: serde_json::Value = serde_json::from_str(last).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    let stats = line["stats"].as_object_mut().unwrap_or_else(|| panic!("no stats: {stderr}"));
+    assert!(stats.remove("ms").is_some_and(|ms| ms.as_f64().is_some_and(|ms| ms >= 0.0)), "{stderr}");
+    line["stats"].take()
 }
 
 /// The default table fits `COLUMNS` in terminal columns, counting CJK and emoji as two columns
@@ -792,6 +816,23 @@ fn a_cached_listing_is_the_listing_and_follows_every_change() {
     let written = std::fs::metadata(&cache).unwrap().modified().unwrap();
     expect_all("warm cache");
     assert_eq!(std::fs::metadata(&cache).unwrap().modified().unwrap(), written, "nothing changed, nothing written");
+    let stats = |extra: &[&str]| {
+        let out = run(scan()
+            .args(["list", "--json", "--stats", "--fields", PICKER_FIELDS])
+            .args(extra)
+            .arg(&root)
+            .arg("--cache-file")
+            .arg(&cache));
+        stats_of(&out)
+    };
+    let all_cached = serde_json::json!({"found": 41, "pruned": 0, "read": 0, "fromCache": 41, "leftOut": 1, "hidden": 0, "shown": 40});
+    assert_eq!(stats(&[]), all_cached, "an unchanged store is listed without reading a file");
+    let streamed = run(scan()
+        .args(["list", "--ndjson", "--stats", "--fields", PICKER_FIELDS])
+        .arg(&root)
+        .arg("--cache-file")
+        .arg(&cache));
+    assert_eq!(stats_of(&streamed), all_cached, "streamed");
 
     let session = root.join("--w--/s0003.jsonl");
     let text = std::fs::read_to_string(&session).unwrap();
@@ -799,6 +840,7 @@ fn a_cached_listing_is_the_listing_and_follows_every_change() {
     // Rewritten in place, the same size and the mtime set back: another first message.
     std::fs::write(&session, text.replace("day 3", "day X")).unwrap();
     std::fs::File::options().write(true).open(&session).unwrap().set_modified(mtime).unwrap();
+    assert_eq!(stats(&[])["read"], 1, "the rewritten file is read again");
     assert!(String::from_utf8(list(&["--json"], true)).unwrap().contains("\"firstMessage\":\"day X\""));
     expect_all("rewritten");
     // Appended: one more message.
