@@ -1,6 +1,9 @@
-//! `cargo xtask differential [--seeds A-B] [--files N]`: random hostile stores, written by
-//! `corpora/hostile/gen.py` with other seeds, listed by Pi 1.6 (its npm package, in Node) and by
-//! `session-scan`, and compared row by row and field by field. Needs `python3`, `node` and `npm`.
+//! `cargo xtask differential [--seeds A-B] [--files N] [--trees [--oracle DIR]]`: random hostile
+//! stores, written by `corpora/hostile/gen.py` with other seeds, listed by Pi 1.6 (its npm package,
+//! in Node) and by `session-scan`, and compared row by row and field by field. With `--trees`, each
+//! store's trees, totals and contexts too: recorded by the oracle (`../shared/oracle`, or `--oracle
+//! DIR` with its packages installed) through `corpora/hostile/record.sh`, and checked by the hostile
+//! corpus's conformance tests run on that store. Needs `python3`, `node` and `npm`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,11 +24,27 @@ const PROJECT_CWD: &str = "/home/u/proj";
 /// The flat folder compared as `listAll(dir)`.
 const FLAT_FOLDER: &str = "--tmp-x y--";
 
-/// Runs the comparison for every seed in `seeds`; fails if any listing differs.
-pub fn differential(seeds: std::ops::RangeInclusive<u64>, files: usize) -> anyhow::Result<()> {
+/// Runs the comparison for every seed in `seeds`; fails if any listing differs. `trees`: also
+/// compare trees, totals and contexts, with the oracle in the folder given (installed under
+/// `target/oracle` from `../shared/oracle` when none is).
+pub fn differential(
+    seeds: std::ops::RangeInclusive<u64>,
+    files: usize,
+    trees: Option<Option<PathBuf>>,
+) -> anyhow::Result<()> {
     let target = root().join("target");
     let (pi, _) = reference_packages(&target)?;
     run(Command::new("cargo").args(["build", "--release", "-p", "session-scan"]).current_dir(root()))?;
+    let oracle = match trees {
+        None => None,
+        Some(Some(dir)) => Some(dir),
+        Some(None) => Some(install_oracle(&target)?),
+    };
+    if oracle.is_some() {
+        run(Command::new("cargo")
+            .args(["test", "-q", "-p", "session-scan", "--test", "conformance", "--no-run"])
+            .current_dir(root()))?;
+    }
     let ours = target.join("release/session-scan");
     let script = root().join("xtask/reference/list-pi.mjs");
     let mut failed = 0;
@@ -100,11 +119,56 @@ pub fn differential(seeds: std::ops::RangeInclusive<u64>, files: usize) -> anyho
             }
         }
         println!("{}", line.trim_end_matches(';'));
+        if let Some(oracle) = &oracle {
+            match trees_totals_contexts(&dir, oracle) {
+                Ok(()) => println!("seed {seed}: trees, totals and contexts equal wherever Pi answers"),
+                Err(e) => {
+                    failed += 1;
+                    println!("seed {seed}: trees, totals or contexts DIFFER: {e:#}");
+                }
+            }
+        }
     }
     if failed > 0 {
         bail!("{failed} listings differ from Pi 1.6's (stores kept under target/differential)");
     }
     Ok(())
+}
+
+/// Pi 1.6's trees, totals and contexts of `dir/sessions`, recorded by the oracle into
+/// `dir/expected` as for the committed hostile corpus, then that corpus's conformance tests run on
+/// `dir` (`SESSION_SCAN_HOSTILE`).
+fn trees_totals_contexts(dir: &Path, oracle: &Path) -> anyhow::Result<()> {
+    run(Command::new("sh").arg(root().join("corpora/hostile/record.sh")).arg(oracle).current_dir(dir))?;
+    let out = Command::new("cargo")
+        .args(["test", "-q", "-p", "session-scan", "--test", "conformance", "hostile_corpus"])
+        .env("SESSION_SCAN_HOSTILE", dir)
+        .current_dir(root())
+        .output()?;
+    if !out.status.success() {
+        let text = String::from_utf8_lossy(&out.stdout);
+        let found = text.lines().filter(|l| l.contains("differs") || l.contains("panicked")).take(4);
+        bail!("{}", found.collect::<Vec<_>>().join("\n"));
+    }
+    Ok(())
+}
+
+/// A copy of `../shared/oracle` under `target/oracle`, its packages installed (`npm ci`), unless
+/// it is there already.
+fn install_oracle(target: &Path) -> anyhow::Result<PathBuf> {
+    let oracle = target.join("oracle");
+    if oracle.join("node_modules").exists() {
+        return Ok(oracle);
+    }
+    let shared = root().join("../shared/oracle");
+    if !shared.join("package.json").exists() {
+        bail!("no oracle at {}: give --oracle DIR", shared.display());
+    }
+    eprintln!("installing the oracle into {}", oracle.display());
+    run(Command::new("cp").arg("-r").arg(&shared).arg(&oracle))?;
+    run(Command::new("chmod").args(["-R", "u+w"]).arg(&oracle))?;
+    run(Command::new("npm").args(["ci", "--silent"]).current_dir(&oracle))?;
+    Ok(oracle)
 }
 
 /// Each file's mtime as the hostile corpus's tests set them (`record.sh`): six values 1,000 s

@@ -23,6 +23,16 @@ fn corpora() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora")
 }
 
+/// Where a corpus lies: `corpora/NAME`; but `SESSION_SCAN_HOSTILE` may name another folder laid out
+/// as `corpora/hostile` is (`sessions/`, and `expected/` as its `record.sh` writes it): `cargo
+/// xtask differential --trees` runs the hostile tests so on stores of other seeds.
+fn corpus_dir(corpus: &str) -> PathBuf {
+    match std::env::var_os("SESSION_SCAN_HOSTILE") {
+        Some(dir) if corpus == "hostile" => PathBuf::from(dir),
+        _ => corpora().join(corpus),
+    }
+}
+
 /// JSON equality with object keys in any order and numbers compared exactly.
 fn same(a: &Value<'_>, b: &Value<'_>) -> bool {
     match (a, b) {
@@ -70,7 +80,7 @@ fn local_path(corpus: &str, file: &str) -> PathBuf {
         Some((_, rest)) => rest,
         None => file,
     };
-    corpora().join(corpus).join("sessions").join(rel)
+    corpus_dir(corpus).join("sessions").join(rel)
 }
 
 fn strip(rec: &Value<'_>, keep: &[&'static str]) -> Value<'static> {
@@ -98,7 +108,7 @@ type Ours = fn(&Path, &str) -> Result<Value<'static>, String>;
 
 fn check_golden(corpus: &str, golden: &str, keys: &[&'static str], ours: Ours) -> Vec<(String, Outcome)> {
     let mut results = Vec::new();
-    for g in golden_lines(&corpora().join(corpus).join("expected").join(golden)) {
+    for g in golden_lines(&corpus_dir(corpus).join("expected").join(golden)) {
         let file = file_of(&g);
         let path = local_path(corpus, &file);
         let outcome = match ours(&path, &file) {
@@ -249,9 +259,9 @@ fn cycles_terminate_where_the_reference_hangs() {
 /// SessionInfo of every listed file equals `listAll()`'s, and every file it leaves out we leave
 /// out too (with a reason). Returns (listed, omitted, modified-from-mtime).
 fn check_listing(corpus: &str, golden: &str, prefix: &str) -> (usize, usize, usize) {
-    let text = std::fs::read_to_string(corpora().join(corpus).join("expected").join(golden)).unwrap();
+    let text = std::fs::read_to_string(corpus_dir(corpus).join("expected").join(golden)).unwrap();
     let Value::Array(listed) = parse(&text) else { panic!("not an array") };
-    let sessions = corpora().join(corpus).join("sessions");
+    let sessions = corpus_dir(corpus).join("sessions");
     let mut seen = std::collections::HashSet::new();
     let mut from_mtime = 0;
     for g in &listed {
@@ -324,7 +334,7 @@ fn manifest_is_current() {
 /// records (`leafId`, `branch`, `sessionName`). Returns how many files were compared.
 fn check_leaf_branch_name(corpus: &str, golden: &str) -> usize {
     let mut compared = 0;
-    for g in golden_lines(&corpora().join(corpus).join("expected").join(golden)) {
+    for g in golden_lines(&corpus_dir(corpus).join("expected").join(golden)) {
         let file = file_of(&g);
         let stage =
             g.get("error").and_then(|e| e.get("stage")).and_then(Value::as_str).map(|s| s.to_str_lossy().into_owned());
@@ -466,7 +476,7 @@ fn harness_dialect_matches_pi_agent_core_0_83() {
 fn picker_mode_gives_the_same_info_without_texts() {
     // Picker mode skips `allMessagesText` but must agree on everything else, omissions included.
     for corpus in ["sample-16", "edge", "real"] {
-        for f in session_scan::expand_paths(&[corpora().join(corpus).join("sessions")]) {
+        for f in session_scan::expand_paths(&[corpus_dir(corpus).join("sessions")]) {
             let bytes = std::fs::read(&f).unwrap();
             let full = session_core::info::session_info(&bytes, 1.0, true);
             let picker = session_core::info::session_info(&bytes, 1.0, false);
@@ -808,7 +818,7 @@ fn harness_format_4_matches_pi_agent_core_0_87() {
 /// `k` the file's place in name order.
 fn hostile_root(name: &str) -> PathBuf {
     use std::time::{Duration, SystemTime};
-    let sessions = corpora().join("hostile/sessions");
+    let sessions = corpus_dir("hostile").join("sessions");
     let root = std::env::temp_dir().join(format!("session-scan-hostile-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let mut files: Vec<PathBuf> = session_scan::expand_paths(std::slice::from_ref(&sessions))
@@ -845,7 +855,7 @@ fn hostile_corpus_listings_match_pi_1_6() {
     let flat = with_prefix(listing(&flat), &format!("{}/", root.display()), "hostile/");
     std::fs::remove_dir_all(&root).unwrap();
     for (ours, golden) in [(all, "list.json"), (one, "list-cwd.json"), (flat, "list-flat-all.json")] {
-        let gold = parse(&std::fs::read_to_string(corpora().join("hostile/expected").join(golden)).unwrap());
+        let gold = parse(&std::fs::read_to_string(corpus_dir("hostile").join("expected").join(golden)).unwrap());
         let (Value::Array(o), Value::Array(g)) = (&ours, &gold) else { panic!("not arrays") };
         for (k, (a, b)) in o.iter().zip(g).enumerate() {
             assert!(same(a, b), "{golden} row {k}\nours: {}\ngold: {}", to_json(a), to_json(b));
@@ -885,7 +895,7 @@ fn hostile_corpus_trees_totals_and_contexts_match_pi_1_6() {
     for (golden, keys, ours, throws_in) in goldens {
         let results = check_golden("hostile", golden, keys, ours);
         // The stage Pi failed at, by file.
-        let stages: HashMap<String, String> = golden_lines(&corpora().join("hostile/expected").join(golden))
+        let stages: HashMap<String, String> = golden_lines(&corpus_dir("hostile").join("expected").join(golden))
             .iter()
             .filter_map(|g| {
                 let stage = g.get("error")?.get("stage")?.as_str()?.to_str_lossy().into_owned();
@@ -908,7 +918,12 @@ fn hostile_corpus_trees_totals_and_contexts_match_pi_1_6() {
                 }
             }
         }
-        assert_eq!(results.len(), 240, "{golden}");
-        assert!(matched >= 120 && refused >= 60, "{golden}: {matched} matched, {refused} refused, {thrown} thrown");
+        // One record a file (240 in the committed corpus); at least half of them equal, a quarter refused.
+        let files = session_scan::expand_paths(&[corpus_dir("hostile").join("sessions")]).len();
+        assert_eq!(results.len(), files, "{golden}");
+        assert!(
+            matched * 2 >= files && refused * 4 >= files,
+            "{golden}: {matched} matched, {refused} refused, {thrown} thrown"
+        );
     }
 }
