@@ -5,12 +5,14 @@
 # summaries, usage entries, context edits and labels. No parent loops (Pi never returns on those).
 # The tests and record.sh set each file's mtime to 1767225600 s + 1000 s * (k % 6) + 0.4 ms * (k % 3),
 # k its place in name order: ties for the sort, and sub-millisecond parts for stats.mtime's rounding.
-import json, random, sys, os
-# `python3 gen.py [SEED [FILES [ROOT]]]` writes another store (`cargo xtask differential`).
-seed, nfiles, root = 19, 240, "sessions"
+import datetime, json, random, sys, os
+# `python3 gen.py [SEED [FILES [ROOT [SHAPE]]]]` writes another store (`cargo xtask differential`);
+# SHAPE `tree` writes sessions shaped to test trees, leaves and contexts instead (tree_store below).
+seed, nfiles, root, shape = 19, 240, "sessions", "listing"
 if len(sys.argv) > 1: seed = int(sys.argv[1])
 if len(sys.argv) > 2: nfiles = int(sys.argv[2])
 if len(sys.argv) > 3: root = sys.argv[3]
+if len(sys.argv) > 4: shape = sys.argv[4]
 R = random.Random(seed)
 def rid(): return ''.join(R.choice('0123456789abcdef') for _ in range(8))
 def ts_iso():
@@ -101,6 +103,72 @@ def mutate(line):
     return line
 cwds = ["/home/u/proj", "/home/u/other", "/tmp/x y", "/home/u/proj/"]
 os.makedirs(root, exist_ok=True)
+def good_usage():
+    return {"input": R.randint(0, 9), "output": R.randint(0, 9), "cacheRead": R.randint(0, 3), "cacheWrite": 0, "totalTokens": 1, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": R.choice([0, 0.5, 1e-7, 0.1, 0.2])}}
+def tree_store():
+    # Valid headers and mostly valid lines, with the tree's hard cases: branches from any earlier
+    # entry, new roots, missing parents, ids written again (only where no parent loop results: Pi
+    # never returns on those; every record links its id under its parent, so a loop is a cycle of
+    # those links), numeric ids (Pi's Maps treat 0, -0 and 0.0 as one key, as Python's dict does),
+    # labels, compactions and branch summaries pointing anywhere, and entry times out of order or
+    # tied (children are sorted by them).
+    for f in range(nfiles):
+        cwd = R.choice(cwds[:3])
+        d = os.path.join(root, "--" + cwd.strip("/").replace("/", "-") + "--")
+        os.makedirs(d, exist_ok=True)
+        header = {"type": "session", "version": R.choice([3] * 6 + [2, 1]), "id": rid() + "-" + rid(), "timestamp": ts_iso(), "cwd": cwd}
+        lines = [dump(header)]
+        kids = {}  # id -> the ids of records linked under it
+        order = []
+        def below(top, p):
+            # Whether p is top or lies below it.
+            todo, seen = [top], []
+            while todo:
+                x = todo.pop()
+                if x == p: return True
+                if x in seen: continue
+                seen.append(x); todo.extend(kids.get(x, []))
+            return False
+        parent, t = None, 1767225600000 + R.randint(0, 10**9)
+        for _ in range(R.randint(1, 40)):
+            r = R.random()
+            if not order or r < 0.6: p = parent
+            elif r < 0.8: p = R.choice(order)
+            elif r < 0.86: p = None
+            elif r < 0.92: p = "ghost"
+            else: p = R.choice(order[-3:])
+            eid = rid()
+            k = R.random()
+            if order and k < 0.06: eid = R.choice(order)
+            elif k < 0.09: eid = R.choice([0, -0.0, 0.0, 1, 1.0, 2, "0"])
+            if p is not None and below(eid, p): eid = rid()
+            t += R.choice([0, 1, 1000, 60000, -5000])
+            when = "%s.%03dZ" % (datetime.datetime.fromtimestamp(t // 1000, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"), t % 1000)
+            base = {"id": eid, "parentId": p, "timestamp": when}
+            c = R.random()
+            targets = order + ["ghost", None]
+            if c < 0.25: e = {"type": "message", **base, "message": {"role": "user", "content": R.choice([texts(), [{"type": "text", "text": texts()}]]), "timestamp": t}}
+            elif c < 0.45: e = {"type": "message", **base, "message": {"role": "assistant", "content": [{"type": "text", "text": texts()}] + ([{"type": "toolCall", "id": rid(), "name": "bash", "arguments": {"command": "ls"}}] if R.random() < 0.4 else []), "api": "messages", "provider": "anthropic", "model": R.choice(["m1", "m2"]), "usage": good_usage(), "stopReason": "stop", "timestamp": t}}
+            elif c < 0.55: e = {"type": "message", **base, "message": {"role": "toolResult", "toolCallId": rid(), "toolName": "bash", "content": [{"type": "text", "text": texts()}], "isError": R.random() < 0.2, "timestamp": t}}
+            elif c < 0.63: e = {"type": "compaction", **base, "summary": texts(), "firstKeptEntryId": R.choice(targets), "tokensBefore": R.randint(0, 9999), **({"usage": good_usage()} if R.random() < 0.3 else {})}
+            elif c < 0.69: e = {"type": "branch_summary", **base, "fromId": R.choice(targets), "summary": texts()}
+            elif c < 0.77: e = {"type": "label", **base, "targetId": R.choice(targets), "label": R.choice(["l1", "l2", "", None])}
+            elif c < 0.81: e = {"type": "session_info", **base, "name": R.choice(["n1", "n2", ""])}
+            elif c < 0.85: e = {"type": "model_change", **base, "provider": "p", "modelId": R.choice(["m1", "m2"])}
+            elif c < 0.89: e = {"type": "thinking_level_change", **base, "thinkingLevel": R.choice(["high", "off", "low"])}
+            elif c < 0.93: e = {"type": "custom_message", **base, "customType": "x", "content": texts(), "display": R.random() < 0.5}
+            elif c < 0.96: e = {"type": "context_edit", **base, "targetId": R.choice(targets), "replacement": R.choice([None, {"content": texts()}])}
+            else: e = {"type": "custom", **base, "customType": "x", "data": {"a": 1}}
+            line = dump(e)
+            lines.append(line[:R.randint(0, len(line))] if R.random() < 0.02 else line)
+            if line == lines[-1]:
+                if p is not None: kids.setdefault(p, []).append(eid)
+                order.append(eid) if eid not in order else None
+                parent = eid
+        name = "2026-01-01T00-00-00-000Z_%06d.jsonl" % f
+        with open(os.path.join(d, name), "w", encoding="utf-8", newline="") as fh: fh.write("\n".join(lines) + "\n")
+if shape == "tree":
+    tree_store(); sys.exit(0)
 for f in range(nfiles):
     cwd = R.choice(cwds)
     d = os.path.join(root, "--" + cwd.strip("/").replace("/", "-") + "--")

@@ -1,4 +1,4 @@
-//! `cargo xtask differential [--seeds A-B] [--files N] [--trees [--oracle DIR]]`: random hostile
+//! `cargo xtask differential [--seeds A-B] [--files N] [--shape listing|tree] [--trees [--oracle DIR]]`: random hostile
 //! stores, written by `corpora/hostile/gen.py` with other seeds, listed by Pi 1.6 (its npm package,
 //! in Node) and by `session-scan`, and compared row by row and field by field. With `--trees`, each
 //! store's trees, totals and contexts too: recorded by the oracle (`../shared/oracle`, or `--oracle
@@ -24,12 +24,14 @@ const PROJECT_CWD: &str = "/home/u/proj";
 /// The flat folder compared as `listAll(dir)`.
 const FLAT_FOLDER: &str = "--tmp-x y--";
 
-/// Runs the comparison for every seed in `seeds`; fails if any listing differs. `trees`: also
+/// Runs the comparison for every seed in `seeds`, on stores of `gen.py`'s `shape` (`listing`, or
+/// `tree`: sessions shaped to test trees and contexts); fails if any listing differs. `trees`: also
 /// compare trees, totals and contexts, with the oracle in the folder given (installed under
 /// `target/oracle` from `../shared/oracle` when none is).
 pub fn differential(
     seeds: std::ops::RangeInclusive<u64>,
     files: usize,
+    shape: &str,
     trees: Option<Option<PathBuf>>,
 ) -> anyhow::Result<()> {
     let target = root().join("target");
@@ -56,7 +58,8 @@ pub fn differential(
         run(Command::new("python3")
             .arg(root().join("corpora/hostile/gen.py"))
             .args([seed.to_string(), files.to_string()])
-            .arg(&store))?;
+            .arg(&store)
+            .arg(shape))?;
         set_tied_mtimes(&store)?;
         // The cache keeps no file changed in the last two seconds, and setting an mtime changes
         // the file's change time: wait, so that the warm pass lists from the cache.
@@ -121,7 +124,7 @@ pub fn differential(
         println!("{}", line.trim_end_matches(';'));
         if let Some(oracle) = &oracle {
             match trees_totals_contexts(&dir, oracle) {
-                Ok(()) => println!("seed {seed}: trees, totals and contexts equal wherever Pi answers"),
+                Ok(counts) => println!("seed {seed}: {counts}"),
                 Err(e) => {
                     failed += 1;
                     println!("seed {seed}: trees, totals or contexts DIFFER: {e:#}");
@@ -138,19 +141,21 @@ pub fn differential(
 /// Pi 1.6's trees, totals and contexts of `dir/sessions`, recorded by the oracle into
 /// `dir/expected` as for the committed hostile corpus, then that corpus's conformance tests run on
 /// `dir` (`SESSION_SCAN_HOSTILE`).
-fn trees_totals_contexts(dir: &Path, oracle: &Path) -> anyhow::Result<()> {
+fn trees_totals_contexts(dir: &Path, oracle: &Path) -> anyhow::Result<String> {
     run(Command::new("sh").arg(root().join("corpora/hostile/record.sh")).arg(oracle).current_dir(dir))?;
     let out = Command::new("cargo")
-        .args(["test", "-q", "-p", "session-scan", "--test", "conformance", "hostile_corpus"])
+        .args(["test", "-q", "-p", "session-scan", "--test", "conformance", "hostile_corpus", "--", "--nocapture"])
         .env("SESSION_SCAN_HOSTILE", dir)
         .current_dir(root())
         .output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
-        let text = String::from_utf8_lossy(&out.stdout);
         let found = text.lines().filter(|l| l.contains("differs") || l.contains("panicked")).take(4);
         bail!("{}", found.collect::<Vec<_>>().join("\n"));
     }
-    Ok(())
+    // The tests' counts: `hostile tree.jsonl: N equal, ...`.
+    let counts = text.lines().filter_map(|l| Some(&l[l.find("hostile ")? + "hostile ".len()..])).collect::<Vec<_>>();
+    Ok(counts.join("; "))
 }
 
 /// A copy of `../shared/oracle` under `target/oracle`, its packages installed (`npm ci`), unless

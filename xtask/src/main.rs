@@ -8,8 +8,8 @@
 //! - `memcheck`: peak memory of listing and usage, bounded whatever the file sizes (run by CI);
 //! - `adversarial`: rewrite the small hostile corpus in `corpora/adversarial/`;
 //! - `dates`: rewrite `corpora/dates/`, date strings and Node's `Date.parse` of each (needs `node`);
-//! - `differential [--seeds A-B] [--files N] [--trees [--oracle DIR]]`: random hostile stores listed by Pi
-//!   1.6 and by us, compared; with `--trees`, their trees, totals and contexts too (needs `python3`, `node`
+//! - `differential [--seeds A-B] [--files N] [--shape listing|tree] [--trees [--oracle DIR]]`: random hostile
+//!   stores listed by Pi 1.6 and by us, compared; with `--trees`, their trees, totals and contexts too (needs `python3`, `node`
 //!   and `npm`).
 
 mod adversarial;
@@ -33,7 +33,7 @@ fn flag(args: &[String], name: &str) -> Option<String> {
 
 const USAGE: &str = "usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K] \
                      [--median SIZE] | bench [--save NAME] [--compare NAME] [--wall] | bench-reference [--corpus DIR] \
-                     [--session FILE] | differential [--seeds A-B] [--files N] [--trees [--oracle DIR]] | stress [--dir DIR] | memcheck | adversarial | \
+                     [--session FILE] | differential [--seeds A-B] [--files N] [--shape listing|tree] [--trees [--oracle DIR]] | stress [--dir DIR] | memcheck | adversarial | \
                      dates | help";
 
 fn main() -> anyhow::Result<()> {
@@ -84,7 +84,11 @@ fn main() -> anyhow::Result<()> {
             let (first, last) = (first.parse::<u64>().context("--seeds")?, last.parse::<u64>().context("--seeds")?);
             let files = flag(&args, "--files").map_or(Ok(400), |s| s.parse()).context("--files")?;
             let trees = args.iter().any(|a| a == "--trees").then(|| flag(&args, "--oracle").map(PathBuf::from));
-            differential::differential(first..=last, files, trees)
+            let shape = flag(&args, "--shape").unwrap_or_else(|| "listing".into());
+            if shape != "listing" && shape != "tree" {
+                bail!("--shape: listing or tree");
+            }
+            differential::differential(first..=last, files, &shape, trees)
         }
         Some("bench-reference") => bench::bench_reference(
             flag(&args, "--corpus").map(PathBuf::from),

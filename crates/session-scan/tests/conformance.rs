@@ -918,11 +918,14 @@ fn hostile_corpus_trees_totals_and_contexts_match_pi_1_6() {
                 }
             }
         }
-        // One record a file (240 in the committed corpus); at least half of them equal, a quarter refused.
+        // One record a file (240 in the committed corpus).
         let files = session_scan::expand_paths(&[corpus_dir("hostile").join("sessions")]).len();
         assert_eq!(results.len(), files, "{golden}");
+        println!("hostile {golden}: {matched} equal, {refused} refused as by Pi, {thrown} where Pi throws");
+        // The committed corpus has every outcome: at least half of its files equal, a quarter refused.
+        let committed = std::env::var_os("SESSION_SCAN_HOSTILE").is_none();
         assert!(
-            matched * 2 >= files && refused * 4 >= files,
+            matched > 0 && (!committed || (matched * 2 >= files && refused * 4 >= files)),
             "{golden}: {matched} matched, {refused} refused, {thrown} thrown"
         );
     }
