@@ -39,7 +39,8 @@ pub fn differential(
     run(Command::new("cargo").args(["build", "--release", "-p", "session-scan"]).current_dir(root()))?;
     let oracle = match trees {
         None => None,
-        Some(Some(dir)) => Some(dir),
+        // Absolute: `record.sh` runs in each store's folder.
+        Some(Some(dir)) => Some(std::fs::canonicalize(&dir).with_context(|| format!("--oracle {}", dir.display()))?),
         Some(None) => Some(install_oracle(&target)?),
     };
     if oracle.is_some() {
@@ -133,7 +134,7 @@ pub fn differential(
         }
     }
     if failed > 0 {
-        bail!("{failed} listings differ from Pi 1.6's (stores kept under target/differential)");
+        bail!("{failed} comparisons with Pi 1.6 failed (stores kept under target/differential)");
     }
     Ok(())
 }
