@@ -163,7 +163,7 @@ def tree_store():
             lines.append(line[:R.randint(0, len(line))] if R.random() < 0.02 else line)
             if line == lines[-1]:
                 if p is not None: kids.setdefault(p, []).append(eid)
-                order.append(eid) if eid not in order else None
+                if eid not in order: order.append(eid)
                 parent = eid
         name = "2026-01-01T00-00-00-000Z_%06d.jsonl" % f
         with open(os.path.join(d, name), "w", encoding="utf-8", newline="") as fh: fh.write("\n".join(lines) + "\n")

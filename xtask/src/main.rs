@@ -8,9 +8,9 @@
 //! - `memcheck`: peak memory of listing and usage, bounded whatever the file sizes (run by CI);
 //! - `adversarial`: rewrite the small hostile corpus in `corpora/adversarial/`;
 //! - `dates`: rewrite `corpora/dates/`, date strings and Node's `Date.parse` of each (needs `node`);
-//! - `differential [--seeds A-B] [--files N] [--shape listing|tree] [--trees [--oracle DIR]]`: random hostile
-//!   stores listed by Pi 1.6 and by us, compared; with `--trees`, their trees, totals and contexts too (needs `python3`, `node`
-//!   and `npm`).
+//! - `differential [--seeds A-B] [--files N] [--shape listing|tree] [--trees [--oracle DIR]]`: random
+//!   hostile stores listed by Pi 1.6 and by us, compared; with `--trees`, their trees, totals and contexts
+//!   too (needs `python3`, `node` and `npm`).
 
 mod adversarial;
 mod bench;
@@ -33,8 +33,8 @@ fn flag(args: &[String], name: &str) -> Option<String> {
 
 const USAGE: &str = "usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K] \
                      [--median SIZE] | bench [--save NAME] [--compare NAME] [--wall] | bench-reference [--corpus DIR] \
-                     [--session FILE] | differential [--seeds A-B] [--files N] [--shape listing|tree] [--trees [--oracle DIR]] | stress [--dir DIR] | memcheck | adversarial | \
-                     dates | help";
+                     [--session FILE] | differential [--seeds A-B] [--files N] [--shape listing|tree] \
+                     [--trees [--oracle DIR]] | stress [--dir DIR] | memcheck | adversarial | dates | help";
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
