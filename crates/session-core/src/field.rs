@@ -113,6 +113,19 @@ impl<'a> Field<'a> {
         }
     }
 
+    /// `String(value)`, as a regular expression's `test` reads a value that is not a string:
+    /// `undefined`, `null`, numbers as JavaScript prints them, arrays joined, objects as
+    /// `[object Object]`.
+    pub fn to_js_string(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        match self.to_value() {
+            None => out.extend_from_slice(b"undefined"),
+            Some(Value::Null) => out.extend_from_slice(b"null"),
+            Some(v) => crate::info::join_text(Some(&v), &mut out),
+        }
+        out
+    }
+
     /// Whether the value equals the string `s`.
     pub fn is(&self, s: &str) -> bool {
         matches!(self, Field::Str(v) if v.as_bytes() == s.as_bytes())

@@ -581,7 +581,7 @@ fn extract_text(content: &Value<'_>) -> Option<Vec<u8>> {
 }
 
 /// `Array.prototype.join`'s conversion of one element: `undefined` and `null` are empty.
-fn join_text(v: Option<&Value<'_>>, out: &mut Vec<u8>) {
+pub(crate) fn join_text(v: Option<&Value<'_>>, out: &mut Vec<u8>) {
     match v {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) => out.extend_from_slice(s.as_bytes()),

@@ -14,6 +14,7 @@ pub mod jsdate;
 pub mod json;
 pub mod jssort;
 pub mod lines;
+pub mod search;
 pub mod session;
 pub mod stats;
 pub mod text;

@@ -164,7 +164,13 @@ impl Entry {
             ),
             Outcome::Omitted { line, offset, reason, hidden } => (Err(Omitted { line, offset, reason }), hidden),
         };
-        Listed { path: path.to_path_buf(), info, hidden, mtime: mtime.or(Some(self.key.mtime_ms())) }
+        Listed {
+            path: path.to_path_buf(),
+            info,
+            hidden,
+            mtime: mtime.or(Some(self.key.mtime_ms())),
+            search_score: None,
+        }
     }
 }
 
@@ -509,12 +515,19 @@ mod tests {
             all_messages_text: Vec::new(),
             all_messages_json: Vec::new(),
         };
-        let listed = Listed { path: "/s/a.jsonl".into(), info: Ok(info.clone()), hidden: false, mtime: Some(1.0) };
+        let listed = Listed {
+            path: "/s/a.jsonl".into(),
+            info: Ok(info.clone()),
+            hidden: false,
+            mtime: Some(1.0),
+            search_score: None,
+        };
         let omitted = Listed {
             path: "/s/b.jsonl".into(),
             info: Err(Omitted { line: Some(3), offset: Some(120), reason: "bad header".into() }),
             hidden: true,
             mtime: None,
+            search_score: None,
         };
         let (a, b) = (Entry::of(key(10), &listed), Entry::of(key(20), &omitted));
         let stored = StoredRef {
@@ -564,7 +577,7 @@ mod tests {
             all_messages_text: Vec::new(),
             all_messages_json: Vec::new(),
         };
-        Listed { path: path.into(), info: Ok(info), hidden: false, mtime: None }
+        Listed { path: path.into(), info: Ok(info), hidden: false, mtime: None, search_score: None }
     }
 
     /// A cache file of three entries, as `save` writes it.

@@ -161,6 +161,9 @@ pub struct Listed {
     /// The file's mtime in ms: the candidate's, else as the file was read (or, when it could
     /// not be, as `stat` gives it); `None` when neither worked.
     pub mtime: Option<f64>,
+    /// Its score against the query of `session-scan search` (lower is better), set by
+    /// [`Reading::then`]; `None` without a search or when it does not match.
+    pub search_score: Option<f64>,
 }
 
 /// What a listing pass keeps while it reads one file's lines in order.
@@ -204,7 +207,7 @@ impl Taker {
             self.builder.finish(c.mtime.unwrap_or(mtime))
         };
         let mtime = c.mtime.or(Some(mtime).filter(|m| !m.is_nan()));
-        Listed { path: c.path.clone(), info, hidden: self.hidden, mtime }
+        Listed { path: c.path.clone(), info, hidden: self.hidden, mtime, search_score: None }
     }
 }
 
@@ -219,12 +222,15 @@ pub struct Reading<'c> {
     /// Unchanged files are listed from it, and the others recorded in it. Used only with
     /// [`Texts::Skip`].
     pub cache: Option<&'c crate::cache::ListCache>,
+    /// Done to each file's listing on the thread that read it (a search scores it there and lets
+    /// its texts go, so that a store's texts are never all held at once).
+    pub then: Option<&'c (dyn Fn(&mut Listed) + Sync)>,
 }
 
 impl Reading<'static> {
     /// Every file read, with these texts.
     pub fn new(texts: Texts, hide_internal: bool) -> Self {
-        Reading { texts, hide_internal, cache: None }
+        Reading { texts, hide_internal, cache: None, then: None }
     }
 }
 
@@ -233,9 +239,22 @@ impl<'c> Reading<'c> {
     pub fn with_cache(self, cache: &'c crate::cache::ListCache) -> Reading<'c> {
         Reading { cache: Some(cache), ..self }
     }
+
+    /// The same, with `then` done to each listing as it is made.
+    pub fn with_then(self, then: &'c (dyn Fn(&mut Listed) + Sync)) -> Reading<'c> {
+        Reading { then: Some(then), ..self }
+    }
 }
 
 fn read_one(c: &Candidate, how: Reading<'_>, parallel_from: u64, buf: &mut Vec<u8>) -> Listed {
+    let mut listed = read_or_recall(c, how, parallel_from, buf);
+    if let Some(then) = how.then {
+        then(&mut listed);
+    }
+    listed
+}
+
+fn read_or_recall(c: &Candidate, how: Reading<'_>, parallel_from: u64, buf: &mut Vec<u8>) -> Listed {
     let cache = how.cache.filter(|_| how.texts == Texts::Skip);
     let missed = match cache.map(|cache| cache.lookup(&c.path, how.hide_internal, c.mtime)) {
         Some(crate::cache::Lookup::Hit(listed)) => return *listed,
@@ -277,6 +296,7 @@ fn read_uncached(
                 info: Err(Omitted { line: None, offset: None, reason: format!("cannot read: {e}") }),
                 hidden: false,
                 mtime: c.mtime.or_else(|| candidate(c.path.clone()).mtime),
+                search_score: None,
             },
             false,
         ),

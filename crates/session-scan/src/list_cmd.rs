@@ -58,6 +58,39 @@ pub struct ListArgs {
     stats: bool,
 }
 
+/// `session-scan search`: the listing, filtered and ordered by Pi's picker search.
+#[derive(clap::Args)]
+pub struct SearchArgs {
+    /// What to look for, as Pi's picker reads it: words (each found as it is in the name, id,
+    /// messages or cwd, or scattered in order in the name or cwd), "quoted phrases", or
+    /// re:PATTERN (a JavaScript regular expression, case-insensitive).
+    query: String,
+    #[command(flatten)]
+    list: ListArgs,
+    /// relevance: best score first, then newest (Pi's Threaded and Fuzzy modes while searching);
+    /// recent: newest first (Pi's Recent mode).
+    #[arg(long, value_enum, default_value_t = SortMode::Relevance)]
+    sort: SortMode,
+    /// Only sessions that have a name.
+    #[arg(long)]
+    named: bool,
+}
+
+/// How found sessions are ordered.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum SortMode {
+    Relevance,
+    Recent,
+}
+
+/// A search, parsed.
+struct Search {
+    /// `None` for a blank query: every session, in the listing's order.
+    query: Option<session_core::search::Query>,
+    sort: SortMode,
+    named: bool,
+}
+
 /// What a listing did, for `--stats`.
 #[derive(Default)]
 struct Tally {
@@ -103,6 +136,16 @@ impl Tally {
 }
 
 pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
+    run_with(a, None)
+}
+
+/// `session-scan search`.
+pub fn search(a: &SearchArgs) -> anyhow::Result<bool> {
+    let query = session_core::search::Query::parse(&a.query).map_err(|e| anyhow::anyhow!("search: {e}"))?;
+    run_with(&a.list, Some(&Search { query, sort: a.sort, named: a.named }))
+}
+
+fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
     let started = std::time::Instant::now();
     let fields: Vec<String> = match &a.fields {
         Some(f) => {
@@ -118,8 +161,14 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     // Texts are read only when asked for, and then kept as the JSON text they are written as.
     // The table shows no texts: it reads the files as a picker does.
     let as_json = a.json || a.ndjson;
-    let texts =
-        if as_json && fields.iter().any(|f| f == "allMessagesText") { list::Texts::Json } else { list::Texts::Skip };
+    let print_texts = as_json && fields.iter().any(|f| f == "allMessagesText");
+    let query = search.and_then(|s| s.query.as_ref());
+    // A query is matched against the decoded texts.
+    let texts = match (query, print_texts) {
+        (Some(_), _) => list::Texts::Decoded,
+        (None, true) => list::Texts::Json,
+        (None, false) => list::Texts::Skip,
+    };
     let cache_path = match (&a.cache_file, a.cache) {
         (Some(file), _) => Some(file.clone()),
         (None, true) => Some(session_scan::cache::ListCache::default_path().ok_or_else(|| {
@@ -127,6 +176,9 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         })?),
         (None, false) => None,
     };
+    if cache_path.is_some() && search.is_some() {
+        anyhow::bail!("search reads every session's texts, which --cache does not keep");
+    }
     if cache_path.is_some() && texts != list::Texts::Skip {
         anyhow::bail!("--cache keeps the picker's fields only: give --fields without allMessagesText");
     }
@@ -186,9 +238,37 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         Some(cache) => reading.with_cache(cache),
         None => reading,
     };
+    // Each session is scored on the thread that read it, and its texts let go unless printed.
+    let score = |l: &mut Listed| {
+        let (Some(search), Ok(info)) = (search, &mut l.info) else { return };
+        if search.named && !session_core::search::has_session_name(info.name.as_ref()) {
+            return;
+        }
+        if let Some(query) = &search.query {
+            let id = match info.id.as_str() {
+                Some(s) => std::borrow::Cow::Borrowed(s.as_bytes()),
+                None => std::borrow::Cow::Owned(info.id.to_js_string()),
+            };
+            l.search_score = query.score(&session_core::search::Searched {
+                name: info.name.as_ref().map(|n| n.as_bytes()),
+                id: &id,
+                cwd: info.cwd.as_bytes(),
+                text: &info.all_messages_text,
+            });
+            if !print_texts {
+                info.all_messages_text = Vec::new();
+            }
+        } else {
+            l.search_score = Some(0.0);
+        }
+    };
+    let how = if search.is_some() { how.with_then(&score) } else { how };
+    // A search orders by score: no file can be passed over by its mtime for --limit.
+    let limit = a.limit.filter(|_| search.is_none());
+    let ndjson_stream = a.ndjson && a.limit.is_none() && search.is_none();
     // A whole listing takes each file's mtime as it reads it (in parallel) and sorts after;
     // pruning by metadata and streaming newest first need the mtimes before any read.
-    let stat_later = since.is_none() && a.limit.is_none() && !a.ndjson;
+    let stat_later = since.is_none() && limit.is_none() && !ndjson_stream;
     // A whole store is discovered folder by folder while it is read (`read_store`).
     let whole_store = stat_later && matches!(scope, Scope::All { .. });
     let mut candidates = if whole_store {
@@ -204,12 +284,14 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     tally.pruned = tally.found - candidates.len();
     let keep = |l: &Listed| -> bool {
         let Ok(info) = &l.info else { return false };
-        filter.as_deref().is_none_or(|c| list::cwd_matches(info, c)) && since.is_none_or(|s| info.modified >= s)
+        filter.as_deref().is_none_or(|c| list::cwd_matches(info, c))
+            && since.is_none_or(|s| info.modified >= s)
+            && (search.is_none() || l.search_score.is_some())
     };
     // Without --since or --limit every session file there is read: the cache's entries of others
     // there are of files deleted since.
     let read_all = match &scope {
-        _ if since.is_some() || a.limit.is_some() => None,
+        _ if since.is_some() || limit.is_some() => None,
         Scope::All { root } => Some(session_scan::cache::ReadAll::Store(root)),
         Scope::Dir { dir, .. } => Some(session_scan::cache::ReadAll::Folder(dir)),
     };
@@ -217,7 +299,7 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut failed = false;
     // Rows in arrival order cannot be the newest N: under --limit they are cut and sorted first.
-    if a.ndjson && a.limit.is_none() {
+    if ndjson_stream {
         let (tx, rx) = std::sync::mpsc::channel::<Listed>();
         let printed = std::thread::scope(|s| {
             s.spawn(move || list::read_infos_streaming(&candidates, how, tx));
@@ -243,7 +325,7 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
         return Ok(failed);
     }
     // With --limit, files are read newest first only until the answer is known.
-    let mut listed = match (a.limit, &scope) {
+    let mut listed = match (limit, &scope) {
         (Some(limit), _) => list::read_newest(&candidates, limit, how, &keep),
         // The whole store: each folder's files read as soon as it is listed.
         (None, Scope::All { root }) if whole_store => list::read_store(root, how),
@@ -263,6 +345,11 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     }
     listed.retain(keep);
     list::sort_by_modified(&mut listed);
+    if let Some(Search { query: Some(_), sort: SortMode::Relevance, .. }) = search {
+        session_core::search::sort_by_relevance(&mut listed, |l| {
+            (l.search_score.unwrap_or(0.0), l.info.as_ref().map_or(f64::NAN, |i| i.modified))
+        });
+    }
     if let Some(lim) = a.limit {
         listed.truncate(lim);
     }
@@ -357,6 +444,13 @@ fn row_json(l: &Listed, fields: &[String]) -> Vec<u8> {
         if !report::write_info_field(&path, info, f, &mut buf) {
             buf.truncate(key_at);
         }
+    }
+    if let Some(score) = l.search_score {
+        if buf.len() > 1 {
+            buf.push(b',');
+        }
+        buf.extend_from_slice(b"\"score\":");
+        session_core::json::write_number(score, &mut buf);
     }
     buf.push(b'}');
     buf

@@ -40,6 +40,8 @@ enum Command {
     Context(ContextArgs),
     /// List sessions as Pi's session picker does (listAll() / list()).
     List(list_cmd::ListArgs),
+    /// Find sessions as Pi's picker search does: words, "phrases" or re:PATTERN, best first.
+    Search(list_cmd::SearchArgs),
     /// Tokens and cost by day, week, month, session, project or model; fork copies counted once.
     Usage(usage_cmd::UsageArgs),
 }
@@ -121,6 +123,7 @@ fn main() -> ExitCode {
     }
     let own_command = match &cli.command {
         Command::List(a) => Some(list_cmd::run(a)),
+        Command::Search(a) => Some(list_cmd::search(a)),
         Command::Usage(a) => Some(usage_cmd::run(a)),
         _ => None,
     };
@@ -138,7 +141,7 @@ fn main() -> ExitCode {
         Command::Tree(a) => (a, Which::Tree),
         Command::Stats(a) => (a, Which::Stats),
         Command::Context(c) => (&c.files, Which::Context(c)),
-        Command::List(_) | Command::Usage(_) => return ExitCode::from(2),
+        Command::List(_) | Command::Search(_) | Command::Usage(_) => return ExitCode::from(2),
     };
     let paths = expand_paths(&args.files);
     let stdout = std::io::stdout();

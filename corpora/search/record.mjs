@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// Records expected/ from Pi 1.6's picker search: node record.mjs ORACLE_DIR (a copy of
+// ../shared/oracle with `npm ci` run), from this folder. The sessions are Pi's own listings of
+// the corpora (their expected/list.json); for each query of queries.json, each sort mode and
+// each name filter, it writes the sessions filterAndSortSessions keeps, in its order, and
+// matchSession's score for each (as [position in the listing, score]). A session whose id is not
+// a string can make Pi's search throw: such sessions are listed under "throws", and the order is
+// the one Pi gives the others.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const oracle = resolve(process.argv[2] ?? "");
+const search = await import(
+	pathToFileURL(
+		join(oracle, "node_modules/pi16/dist/modes/interactive/components/session-selector-search.js"),
+	).href
+);
+const queries = JSON.parse(readFileSync("queries.json", "utf8"));
+
+for (const corpus of ["sample-16", "hostile"]) {
+	const listed = JSON.parse(readFileSync(`../${corpus}/expected/list.json`, "utf8"));
+	const sessions = listed.map((s) => ({
+		...s,
+		created: new Date(s.created ?? NaN),
+		modified: new Date(s.modified ?? NaN),
+	}));
+	const cases = [];
+	for (const query of queries) {
+		const parsed = search.parseSearchQuery(query);
+		for (const sort of ["relevance", "recent"]) {
+			for (const names of ["all", "named"]) {
+				const matched = [];
+				const throws = [];
+				sessions.forEach((s, k) => {
+					if (names === "named" && !search.hasSessionName(s)) return;
+					try {
+						const m = search.matchSession(s, parsed);
+						if (m.matches) matched.push([k, m.score]);
+					} catch (e) {
+						throws.push(k);
+					}
+				});
+				// The order Pi gives the sessions it does not throw on.
+				const kept = sessions.filter((_, k) => !throws.includes(k));
+				const order = search.filterAndSortSessions(kept, query, sort, names).map((s) => sessions.indexOf(s));
+				const c = { query, sort, names, error: parsed.error ?? null, matched, throws, order };
+				cases.push(c);
+			}
+		}
+	}
+	const paths = sessions.map((s) => s.path);
+	const lines = cases.map((c) => JSON.stringify(c));
+	writeFileSync(`expected/${corpus}.json`, `{"paths":${JSON.stringify(paths)},"cases":[\n${lines.join(",\n")}\n]}\n`);
+}

@@ -1,0 +1,570 @@
+//! Pi 1.6's session picker search (`session-selector-search`, with `pi-tui`'s `fuzzyMatch`): a
+//! query's words, quoted phrases or `re:` pattern, each session's score, and the picker's order.
+//!
+//! Strings are compared as JavaScript compares them: lowercased by `toLowerCase`, whitespace as
+//! `\s` and `trim` see it, and fuzzy positions counted in UTF-16 code units (they set the score).
+
+use std::borrow::Cow;
+use std::cell::OnceCell;
+
+/// A tier's scores all rank before the next tier's.
+const TIER_WEIGHT: f64 = 1_000_000.0;
+/// The query text is in the session's name.
+const TIER_NAME: f64 = 0.0;
+/// The query text is in the id, the messages or the cwd.
+const TIER_TEXT: f64 = 1.0;
+/// The query's characters appear, in order, in the name or the cwd.
+const TIER_FUZZY: f64 = 2.0;
+
+/// How one word of the query is matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenKind {
+    /// A bare word: found as it is in any field, else scattered in the name or the cwd.
+    Fuzzy,
+    /// A quoted phrase: found as it is, whitespace runs counting as one space.
+    Phrase,
+}
+
+/// One word or phrase of a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    /// Word or phrase.
+    pub kind: TokenKind,
+    /// Its text, trimmed.
+    pub value: String,
+}
+
+/// A parsed query (`parseSearchQuery`).
+#[derive(Debug)]
+pub enum Query {
+    /// Every token must match some field; scores add up.
+    Tokens(Vec<Token>),
+    /// `re:PATTERN`: a JavaScript regular expression with the `i` flag, tested on each field.
+    Regex(regress::Regex),
+}
+
+/// A query Pi cannot use: its picker then shows no session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryError(pub String);
+
+impl std::fmt::Display for QueryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+/// What the search reads of one session (`SessionInfo`'s fields).
+#[derive(Debug, Clone, Copy)]
+pub struct Searched<'a> {
+    /// `name`, WTF-8.
+    pub name: Option<&'a [u8]>,
+    /// `String(id)`, WTF-8 (Pi's `id.toLowerCase()` throws on an id that is not a string).
+    pub id: &'a [u8],
+    /// `cwd`, WTF-8.
+    pub cwd: &'a [u8],
+    /// `allMessagesText`, WTF-8.
+    pub text: &'a [u8],
+}
+
+impl Query {
+    /// `parseSearchQuery`. `Ok(None)` for a blank query, which keeps every session in its order.
+    pub fn parse(query: &str) -> Result<Option<Query>, QueryError> {
+        let trimmed = js_trim(query);
+        if trimmed.is_empty() {
+            return Ok(None);
+        }
+        if let Some(pattern) = trimmed.strip_prefix("re:") {
+            let pattern = js_trim(pattern);
+            if pattern.is_empty() {
+                return Err(QueryError("Empty regex".into()));
+            }
+            return match regress::Regex::with_flags(&ucs2_pattern(pattern), "i") {
+                Ok(re) => Ok(Some(Query::Regex(re))),
+                Err(e) => Err(QueryError(format!("Invalid regular expression: /{pattern}/i: {e}"))),
+            };
+        }
+        let mut tokens = Vec::new();
+        let mut buf = String::new();
+        let mut in_quote = false;
+        let flush = |buf: &mut String, kind: TokenKind, tokens: &mut Vec<Token>| {
+            let v = js_trim(buf);
+            if !v.is_empty() {
+                tokens.push(Token { kind, value: v.to_string() });
+            }
+            buf.clear();
+        };
+        for ch in trimmed.chars() {
+            if ch == '"' {
+                let kind = if in_quote { TokenKind::Phrase } else { TokenKind::Fuzzy };
+                flush(&mut buf, kind, &mut tokens);
+                in_quote = !in_quote;
+                continue;
+            }
+            if !in_quote && is_js_space(ch) {
+                flush(&mut buf, TokenKind::Fuzzy, &mut tokens);
+                continue;
+            }
+            buf.push(ch);
+        }
+        if in_quote {
+            // Unbalanced quotes: plain words split at whitespace, the quotes kept in them.
+            let words = trimmed.split(is_js_space).filter(|w| !w.is_empty());
+            return Ok(Some(Query::Tokens(
+                words.map(|w| Token { kind: TokenKind::Fuzzy, value: w.to_string() }).collect(),
+            )));
+        }
+        flush(&mut buf, TokenKind::Fuzzy, &mut tokens);
+        Ok(Some(Query::Tokens(tokens)))
+    }
+
+    /// `matchSession`: the session's score (lower is better), or `None` when it does not match.
+    pub fn score(&self, s: &Searched<'_>) -> Option<f64> {
+        match self {
+            Query::Regex(re) => {
+                let test = |field: &[u8]| re.find_from_ucs2(&utf16(field), 0).next().is_some();
+                if s.name.is_some_and(|n| !n.is_empty() && test(n)) {
+                    Some(tier(TIER_NAME, 0.0))
+                } else if test(s.id) || test(s.text) || test(s.cwd) {
+                    Some(tier(TIER_TEXT, 0.0))
+                } else {
+                    None
+                }
+            }
+            Query::Tokens(tokens) => {
+                let lower_text = OnceCell::new();
+                let normal_text = OnceCell::new();
+                let mut total = 0.0;
+                for token in tokens {
+                    let score = match token.kind {
+                        TokenKind::Phrase => {
+                            let phrase = normalize_whitespace_lower(token.value.as_bytes());
+                            if phrase.is_empty() {
+                                continue;
+                            }
+                            let text = normal_text.get_or_init(|| normalize_whitespace_lower(s.text));
+                            phrase_score(s, &phrase, text)
+                        }
+                        TokenKind::Fuzzy => {
+                            let text = lower_text.get_or_init(|| js_lower(s.text).into_owned());
+                            fuzzy_token_score(s, &token.value, text)
+                        }
+                    };
+                    total += score?;
+                }
+                Some(total)
+            }
+        }
+    }
+}
+
+/// A pattern as JavaScript reads it without the `u` flag, where a character outside the BMP is
+/// two code units, each matched alone; written so for `regress`, which would read it (or a pair
+/// of `\u` escapes) as one character, which UCS-2 text never holds. Such a character becomes its
+/// two escapes with an empty group between them, or, in a class, the low unit first.
+fn ucs2_pattern(pattern: &str) -> Cow<'_, str> {
+    if pattern.chars().all(|c| c.len_utf16() == 1) && !pattern.contains("\\u") {
+        return Cow::Borrowed(pattern);
+    }
+    // The code unit of a `\uXXXX` escape starting at `at`.
+    let unit = |at: usize| -> Option<u16> {
+        let hex = pattern.get(at..at + 6)?.strip_prefix("\\u")?;
+        if hex.bytes().all(|b| b.is_ascii_hexdigit()) { u16::from_str_radix(hex, 16).ok() } else { None }
+    };
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut in_class = false;
+    let mut chars = pattern.char_indices();
+    while let Some((at, c)) = chars.next() {
+        if c == '\\' {
+            if !in_class
+                && let (Some(high), Some(low)) = (unit(at), unit(at + 6))
+                && (0xd800..0xdc00).contains(&high)
+                && (0xdc00..0xe000).contains(&low)
+            {
+                out.push_str(&pattern[at..at + 6]);
+                out.push_str("(?:)");
+                chars.nth(4);
+                continue;
+            }
+            match chars.next() {
+                // An identity escape of such a character: its two units, as they are.
+                Some((_, e)) if e.len_utf16() == 2 => push_units(&mut out, e, in_class),
+                Some((_, e)) => {
+                    out.push('\\');
+                    out.push(e);
+                }
+                None => out.push('\\'),
+            }
+            continue;
+        }
+        match c {
+            '[' => in_class = true,
+            ']' => in_class = false,
+            _ => {}
+        }
+        if c.len_utf16() == 2 { push_units(&mut out, c, in_class) } else { out.push(c) }
+    }
+    Cow::Owned(out)
+}
+
+/// A character outside the BMP as two escapes that `regress` keeps apart.
+fn push_units(out: &mut String, c: char, in_class: bool) {
+    let mut units = [0; 2];
+    c.encode_utf16(&mut units);
+    let [high, low] = units;
+    if in_class {
+        out.push_str(&format!("\\u{low:04X}\\u{high:04X}"));
+    } else {
+        out.push_str(&format!("\\u{high:04X}(?:)\\u{low:04X}"));
+    }
+}
+
+fn tier(tier: f64, score: f64) -> f64 {
+    tier * TIER_WEIGHT + score
+}
+
+fn includes(haystack: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(haystack, needle).is_some()
+}
+
+/// `matchLiteralToken`: `value` is already lowercased; `text` is the lowercased messages.
+fn literal_token_score(s: &Searched<'_>, value: &[u8], text: &[u8]) -> Option<f64> {
+    let name = js_lower(s.name.unwrap_or_default());
+    if includes(&name, value) {
+        return Some(tier(TIER_NAME, fuzzy_match(value, &name).unwrap_or(0.0)));
+    }
+    if includes(&js_lower(s.id), value) || includes(text, value) || includes(&js_lower(s.cwd), value) {
+        return Some(tier(TIER_TEXT, 0.0));
+    }
+    None
+}
+
+/// `matchFuzzyToken`.
+fn fuzzy_token_score(s: &Searched<'_>, value: &str, text: &[u8]) -> Option<f64> {
+    if let Some(score) = literal_token_score(s, &js_lower(value.as_bytes()), text) {
+        return Some(score);
+    }
+    let mut best: Option<f64> = None;
+    for field in [s.name.unwrap_or_default(), s.cwd] {
+        if let Some(score) = fuzzy_match(value.as_bytes(), field)
+            && best.is_none_or(|b| score < b)
+        {
+            best = Some(score);
+        }
+    }
+    best.map(|b| tier(TIER_FUZZY, b))
+}
+
+/// `matchPhraseToken`: `phrase` and `text` are lowercased with whitespace runs as one space.
+fn phrase_score(s: &Searched<'_>, phrase: &[u8], text: &[u8]) -> Option<f64> {
+    let name = normalize_whitespace_lower(s.name.unwrap_or_default());
+    if includes(&name, phrase) {
+        return Some(tier(TIER_NAME, fuzzy_match(phrase, &name).unwrap_or(0.0)));
+    }
+    if includes(&js_lower(s.id), phrase)
+        || includes(text, phrase)
+        || includes(&normalize_whitespace_lower(s.cwd), phrase)
+    {
+        return Some(tier(TIER_TEXT, 0.0));
+    }
+    None
+}
+
+/// `pi-tui`'s `fuzzyMatch(query, text)`: the score of the query's characters found in order in
+/// the text (lower is better), or `None`. A query of letters then digits (or digits then
+/// letters) is also tried the other way round, 5 worse.
+pub fn fuzzy_match(query: &[u8], text: &[u8]) -> Option<f64> {
+    let query = utf16(&js_lower(query));
+    let text = utf16(&js_lower(text));
+    if let Some(score) = match_query(&query, &text) {
+        return Some(score);
+    }
+    let swapped = swap_letters_and_digits(&query)?;
+    match_query(&swapped, &text).map(|score| score + 5.0)
+}
+
+/// `abc12` as `12abc` and `12abc` as `abc12`: ASCII letters and digits only, both present.
+fn swap_letters_and_digits(q: &[u16]) -> Option<Vec<u16>> {
+    let letter = |u: u16| (u16::from(b'a')..=u16::from(b'z')).contains(&u);
+    let digit = |u: u16| (u16::from(b'0')..=u16::from(b'9')).contains(&u);
+    let starts_with_letter = letter(*q.first()?);
+    let first_kind = |u: u16| if starts_with_letter { letter(u) } else { digit(u) };
+    let second_kind = |u: u16| if starts_with_letter { digit(u) } else { letter(u) };
+    let split = q.iter().position(|&u| !first_kind(u))?;
+    if split == 0 || !q[split..].iter().all(|&u| second_kind(u)) {
+        return None;
+    }
+    Some([&q[split..], &q[..split]].concat())
+}
+
+/// `matchQuery`: the greedy alignment's score, bettered by any contiguous occurrence.
+fn match_query(query: &[u16], text: &[u16]) -> Option<f64> {
+    if query.is_empty() {
+        return Some(0.0);
+    }
+    if query.len() > text.len() {
+        return None;
+    }
+    let mut positions = Vec::with_capacity(query.len());
+    let mut from = 0;
+    for &unit in query {
+        let i = from + text.get(from..)?.iter().position(|&u| u == unit)?;
+        positions.push(i);
+        from = i + 1;
+    }
+    let mut score = score_positions(text, &positions);
+    let mut start = index_of(text, query, 0);
+    while let Some(at) = start {
+        for (k, p) in positions.iter_mut().enumerate() {
+            *p = at + k;
+        }
+        score = score.min(score_positions(text, &positions));
+        start = index_of(text, query, at + 1);
+    }
+    if query == text {
+        score -= 100.0;
+    }
+    Some(score)
+}
+
+/// `String.prototype.indexOf(needle, from)` for a needle that is not empty.
+fn index_of(text: &[u16], needle: &[u16], from: usize) -> Option<usize> {
+    text.get(from..)?.windows(needle.len()).position(|w| w == needle).map(|i| i + from)
+}
+
+/// `scorePositions`: consecutive matches and word starts are rewarded, gaps and late matches
+/// cost. (A first match at 0 counts as consecutive, as there.)
+fn score_positions(text: &[u16], positions: &[usize]) -> f64 {
+    let mut score = 0.0;
+    let mut last: i64 = -1;
+    let mut consecutive: i64 = 0;
+    for &p in positions {
+        let i = p as i64;
+        if last == i - 1 {
+            consecutive += 1;
+            score -= (consecutive * 5) as f64;
+        } else {
+            consecutive = 0;
+            if last >= 0 {
+                score += ((i - last - 1) * 2) as f64;
+            }
+        }
+        if p == 0 || is_word_boundary(text[p - 1]) {
+            score -= 10.0;
+        }
+        score += i as f64 * 0.1;
+        last = i;
+    }
+    score
+}
+
+/// `/[\s\-_./:]/` on one code unit.
+fn is_word_boundary(unit: u16) -> bool {
+    matches!(u8::try_from(unit), Ok(b'-' | b'_' | b'.' | b'/' | b':'))
+        || char::from_u32(u32::from(unit)).is_some_and(is_js_space)
+}
+
+/// JavaScript's whitespace (`\s`, `trim`): WhiteSpace and LineTerminator.
+pub fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+    )
+}
+
+/// `hasSessionName`: a name with more than whitespace.
+pub fn has_session_name(name: Option<&crate::json::JsStr<'_>>) -> bool {
+    name.is_some_and(|n| {
+        n.as_bytes().utf8_chunks().any(|c| !c.invalid().is_empty() || c.valid().chars().any(|ch| !is_js_space(ch)))
+    })
+}
+
+/// `String.prototype.trim`.
+pub fn js_trim(s: &str) -> &str {
+    s.trim_matches(is_js_space)
+}
+
+/// `toLowerCase` of WTF-8 text: full Unicode lowercase mappings; lone surrogates and any bytes
+/// that are not UTF-8 stay as they are.
+pub fn js_lower(s: &[u8]) -> Cow<'_, [u8]> {
+    if s.is_ascii() {
+        if !s.iter().any(u8::is_ascii_uppercase) {
+            return Cow::Borrowed(s);
+        }
+        return Cow::Owned(s.to_ascii_lowercase());
+    }
+    let mut out = Vec::with_capacity(s.len());
+    for chunk in s.utf8_chunks() {
+        out.extend_from_slice(chunk.valid().to_lowercase().as_bytes());
+        out.extend_from_slice(chunk.invalid());
+    }
+    Cow::Owned(out)
+}
+
+/// `normalizeWhitespaceLower`: lowercased, each whitespace run as one space, trimmed.
+pub fn normalize_whitespace_lower(s: &[u8]) -> Vec<u8> {
+    let lower = js_lower(s);
+    let mut out = Vec::with_capacity(lower.len());
+    let mut space = false;
+    for chunk in lower.utf8_chunks() {
+        let valid = chunk.valid();
+        let mut run_start = 0;
+        for (at, c) in valid.char_indices() {
+            if is_js_space(c) {
+                if run_start < at {
+                    if space && !out.is_empty() {
+                        out.push(b' ');
+                    }
+                    out.extend_from_slice(&valid.as_bytes()[run_start..at]);
+                }
+                space = true;
+                run_start = at + c.len_utf8();
+            }
+        }
+        let rest = &valid.as_bytes()[run_start..];
+        for piece in [rest, chunk.invalid()] {
+            if !piece.is_empty() {
+                if space && !out.is_empty() {
+                    out.push(b' ');
+                }
+                out.extend_from_slice(piece);
+                space = false;
+            }
+        }
+    }
+    out
+}
+
+/// WTF-8 as UTF-16 code units (a lone surrogate is one unit; a byte that is not WTF-8 is
+/// U+FFFD).
+pub fn utf16(s: &[u8]) -> Vec<u16> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        let b = s[i];
+        let (len, init) = match b {
+            0x00..=0x7f => (1, u32::from(b)),
+            0xc2..=0xdf => (2, u32::from(b & 0x1f)),
+            0xe0..=0xef => (3, u32::from(b & 0x0f)),
+            0xf0..=0xf4 => (4, u32::from(b & 0x07)),
+            _ => (0, 0),
+        };
+        let tail = s.get(i + 1..i + len.max(1)).unwrap_or_default();
+        if len == 0 || tail.len() + 1 != len || tail.iter().any(|t| t & 0xc0 != 0x80) {
+            out.push(0xfffd);
+            i += 1;
+            continue;
+        }
+        let cp = tail.iter().fold(init, |cp, t| (cp << 6) | u32::from(t & 0x3f));
+        match u16::try_from(cp) {
+            Ok(unit) => out.push(unit),
+            Err(_) => {
+                let v = cp - 0x1_0000;
+                out.push(0xd800 | (v >> 10) as u16);
+                out.push(0xdc00 | (v & 0x3ff) as u16);
+            }
+        }
+        i += len;
+    }
+    out
+}
+
+/// `filterAndSortSessions`'s relevance order: by score, then the newest first; `items` are
+/// already in the listing's order, which ties keep (V8's stable sort, with its comparisons).
+pub fn sort_by_relevance<T>(items: &mut [T], score_and_modified: impl Fn(&T) -> (f64, f64)) {
+    crate::jssort::js_sort(items, |a, b| {
+        let ((sa, ma), (sb, mb)) = (score_and_modified(a), score_and_modified(b));
+        if sa != sb { sa - sb } else { mb - ma }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(q: &str) -> Vec<(TokenKind, String)> {
+        match Query::parse(q) {
+            Ok(Some(Query::Tokens(t))) => t.into_iter().map(|t| (t.kind, t.value)).collect(),
+            other => panic!("{q:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn queries_split_into_words_and_phrases_as_pi_parses_them() {
+        use TokenKind::{Fuzzy, Phrase};
+        assert_eq!(
+            tokens("foo \"node cve\" bar"),
+            [(Fuzzy, "foo".into()), (Phrase, "node cve".into()), (Fuzzy, "bar".into())]
+        );
+        assert_eq!(tokens("a\u{3000}b\u{a0}c"), [(Fuzzy, "a".into()), (Fuzzy, "b".into()), (Fuzzy, "c".into())]);
+        // An unclosed quote: plain words, the quote kept.
+        assert_eq!(tokens("x \"y z"), [(Fuzzy, "x".into()), (Fuzzy, "\"y".into()), (Fuzzy, "z".into())]);
+        assert_eq!(tokens("ab\"cd\"ef"), [(Fuzzy, "ab".into()), (Phrase, "cd".into()), (Fuzzy, "ef".into())]);
+        assert_eq!(tokens("\"\""), []);
+        assert!(matches!(Query::parse(" \t\u{feff}"), Ok(None)));
+        assert_eq!(Query::parse("re:  ").err(), Some(QueryError("Empty regex".into())));
+        assert!(Query::parse("re:a(").is_err());
+        assert!(matches!(Query::parse("re: fo+ "), Ok(Some(Query::Regex(_)))));
+    }
+
+    #[test]
+    fn fuzzy_scores_are_pi_tuis() {
+        // Worked by hand from `scorePositions`: "ab" at 0: -5 - 10 + 0; then consecutive -10 + 0.1.
+        assert_eq!(fuzzy_match(b"ab", b"abc"), Some(-5.0 - 10.0 - 10.0 + 0.1));
+        // Equal strings get 100 off.
+        assert_eq!(fuzzy_match(b"AB", b"ab"), Some(-25.0 + 0.1 - 100.0));
+        // A gap of one after a word start: "ac" in "abc".
+        assert_eq!(fuzzy_match(b"ac", b"abc"), Some(-15.0 + 2.0 + 0.2));
+        assert_eq!(fuzzy_match(b"xyz", b"abc"), None);
+        assert_eq!(fuzzy_match(b"abcd", b"abc"), None);
+        // Letters and digits swapped: "v2" not in "2v", found as "2v", 5 worse.
+        let direct = fuzzy_match(b"2v", b"2v").map(|s| s + 5.0);
+        assert_eq!(fuzzy_match(b"v2", b"2v"), direct);
+        // Positions count UTF-16 units: the emoji before takes two.
+        let late = fuzzy_match(b"b", "\u{1f600}b".as_bytes());
+        assert_eq!(late, Some(0.2));
+    }
+
+    #[test]
+    fn text_is_lowered_and_spaced_as_javascript_does() {
+        assert_eq!(&*js_lower("ÀBΣ İ".as_bytes()), "àbς i\u{307}".as_bytes());
+        assert_eq!(normalize_whitespace_lower(" A\u{2028}\u{a0} b\t\n".as_bytes()), b"a b");
+        assert_eq!(normalize_whitespace_lower(b"\xed\xa0\x80 X"), b"\xed\xa0\x80 x");
+        assert_eq!(utf16("a\u{1f600}".as_bytes()), [0x61, 0xd83d, 0xde00]);
+        assert_eq!(utf16(b"\xed\xa0\x80"), [0xd800]);
+    }
+
+    #[test]
+    fn patterns_match_code_units_as_without_the_u_flag() {
+        let found = |pattern: &str, text: &str| {
+            let Ok(Some(Query::Regex(re))) = Query::parse(&format!("re:{pattern}")) else { panic!("{pattern}") };
+            let units: Vec<u16> = text.encode_utf16().collect();
+            re.find_from_ucs2(&units, 0).next().map(|m| m.range())
+        };
+        assert_eq!(found("🚀", "ab🚀c"), Some(2..4));
+        assert_eq!(found("b🚀+c", "ab🚀c"), Some(1..5));
+        assert_eq!(found(r"\uD83D\uDE80c", "ab🚀c"), Some(2..5));
+        assert_eq!(found("[🚀]{2}c", "ab🚀c"), Some(2..5));
+        assert_eq!(found(r"\uDE80", "ab🚀c"), Some(3..4));
+        assert_eq!(found(r"\🚀", "🚀"), Some(0..2));
+        assert_eq!(found(r"[\]🚀]", "x🚀"), Some(1..2));
+        assert_eq!(ucs2_pattern("a.b"), "a.b");
+    }
+
+    #[test]
+    fn tiers_rank_name_then_text_then_scattered() {
+        let s = Searched { name: Some(b"Fix parser"), id: b"0194-abc", cwd: b"/home/u/proj", text: b"hello World" };
+        let score = |q: &str| Query::parse(q).unwrap().unwrap().score(&s);
+        assert!(score("parser").unwrap() < 1e6);
+        assert_eq!(score("world"), Some(1e6));
+        assert_eq!(score("ABC"), Some(1e6));
+        assert!(score("hmpj").unwrap() > 1.5e6);
+        assert_eq!(score("absent"), None);
+        assert_eq!(score("\"hello   world\""), Some(1e6));
+        assert_eq!(score("re:^h.l+O"), Some(1e6));
+        assert_eq!(score("re:fix"), Some(0.0));
+        assert_eq!(score("world parser zzz"), None);
+    }
+}

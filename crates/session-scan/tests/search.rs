@@ -1,0 +1,195 @@
+//! Conformance of `session-scan search` with Pi 1.6's picker search (`filterAndSortSessions`,
+//! `matchSession`), recorded by `corpora/search/record.mjs` over Pi's own listings of the
+//! sample and hostile corpora: which sessions match each query, their scores, and the order.
+
+#![allow(clippy::unwrap_used)] // test helpers panic on broken fixtures by design
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use session_core::json::{Value, parse_value};
+use session_core::search::{Query, Searched, has_session_name, sort_by_relevance};
+
+fn parse(text: &str) -> Value<'static> {
+    let arena = bumpalo::Bump::new();
+    parse_value(text.as_bytes(), &arena).expect("golden parses").into_owned()
+}
+
+fn corpora() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora")
+}
+
+fn number(v: &Value<'_>) -> f64 {
+    match v {
+        Value::Number(n) => *n,
+        other => panic!("not a number: {other:?}"),
+    }
+}
+
+/// One session of Pi's listing, as the search reads it.
+struct Session {
+    name: Option<Vec<u8>>,
+    id: Vec<u8>,
+    cwd: Vec<u8>,
+    text: Vec<u8>,
+    modified: f64,
+    path: String,
+}
+
+fn sessions(corpus: &str) -> Vec<Session> {
+    let text = std::fs::read_to_string(corpora().join(corpus).join("expected/list.json")).unwrap();
+    let Value::Array(listed) = parse(&text) else { panic!("not an array") };
+    let bytes = |v: Option<&Value<'_>>| v.and_then(Value::as_str).map(|s| s.as_bytes().to_vec());
+    listed
+        .iter()
+        .map(|s| Session {
+            name: bytes(s.get("name")),
+            // Pi's search throws on an id that is not a string; we read String(id).
+            id: match s.get("id") {
+                Some(Value::String(id)) => id.as_bytes().to_vec(),
+                Some(Value::Null) => b"null".to_vec(),
+                None => b"undefined".to_vec(),
+                Some(other) => session_core::json::to_json(other).into_bytes(),
+            },
+            cwd: bytes(s.get("cwd")).unwrap(),
+            text: bytes(s.get("allMessagesText")).unwrap(),
+            modified: bytes(s.get("modified"))
+                .and_then(|m| session_core::jsdate::parse_js_date(&m))
+                .unwrap_or(f64::NAN),
+            path: s.get("path").and_then(Value::as_str).unwrap().to_str_lossy().into_owned(),
+        })
+        .collect()
+}
+
+/// Every recorded case of `corpus`: the same sessions match, with the same scores, in the same
+/// order. Returns how many (case, session) matches were compared.
+fn check_corpus(corpus: &str) -> usize {
+    let sessions = sessions(corpus);
+    let text = std::fs::read_to_string(corpora().join("search/expected").join(format!("{corpus}.json"))).unwrap();
+    let golden = parse(&text);
+    let cases = golden.get("cases").and_then(Value::as_array).unwrap();
+    let mut compared = 0;
+    for case in cases {
+        let query = case.get("query").and_then(Value::as_str).unwrap().to_str_lossy().into_owned();
+        let sort = case.get("sort").and_then(Value::as_str).unwrap().to_str_lossy().into_owned();
+        let named = case.get("names").and_then(Value::as_str).unwrap().as_bytes() == b"named";
+        let label = format!("{corpus}: {query:?} {sort} named={named}");
+        let parsed = Query::parse(&query);
+        if !matches!(case.get("error"), Some(Value::Null)) {
+            assert!(parsed.is_err(), "{label}: Pi refuses the query, we took it");
+            continue;
+        }
+        let parsed = parsed.unwrap_or_else(|e| panic!("{label}: {e}"));
+        let throws: Vec<usize> =
+            case.get("throws").and_then(Value::as_array).unwrap().iter().map(|k| number(k) as usize).collect();
+        let expected: Vec<(usize, f64)> = case
+            .get("matched")
+            .and_then(Value::as_array)
+            .unwrap()
+            .iter()
+            .map(|m| {
+                let m = m.as_array().unwrap();
+                (number(&m[0]) as usize, number(&m[1]))
+            })
+            .collect();
+        let mut ours = Vec::new();
+        for (k, s) in sessions.iter().enumerate() {
+            let name = s.name.as_deref().map(session_core::json::JsStr::borrowed);
+            if throws.contains(&k) || (named && !has_session_name(name.as_ref())) {
+                continue;
+            }
+            let score = match &parsed {
+                Some(q) => q.score(&Searched { name: s.name.as_deref(), id: &s.id, cwd: &s.cwd, text: &s.text }),
+                None => Some(0.0),
+            };
+            if let Some(score) = score {
+                ours.push((k, score));
+            }
+        }
+        if parsed.is_some() {
+            assert_eq!(ours, expected, "{label}: matches and scores");
+        }
+        compared += ours.len();
+        // The order: the listing's, then by score for relevance.
+        let mut order = ours.clone();
+        if parsed.is_some() && sort == "relevance" {
+            sort_by_relevance(&mut order, |&(k, score)| (score, sessions[k].modified));
+        }
+        let order: Vec<usize> = order.iter().map(|&(k, _)| k).collect();
+        let expected_order: Vec<usize> =
+            case.get("order").and_then(Value::as_array).unwrap().iter().map(|k| number(k) as usize).collect();
+        assert_eq!(order, expected_order, "{label}: order");
+    }
+    println!("{corpus}: {} cases, {compared} matches compared", cases.len());
+    compared
+}
+
+#[test]
+fn sample_corpus_search_matches_pi_1_6() {
+    assert!(check_corpus("sample-16") > 10_000);
+}
+
+#[test]
+fn hostile_corpus_search_matches_pi_1_6() {
+    assert!(check_corpus("hostile") > 1_000);
+}
+
+/// The command itself, on the sample store: the same sessions in the same order, with Pi's scores.
+#[test]
+fn search_command_orders_the_store_as_pi_does() {
+    let sessions = sessions("sample-16");
+    let text = std::fs::read_to_string(corpora().join("search/expected/sample-16.json")).unwrap();
+    let golden = parse(&text);
+    let store = corpora().join("sample-16/sessions");
+    let mut checked = 0;
+    for case in golden.get("cases").and_then(Value::as_array).unwrap() {
+        let query = case.get("query").and_then(Value::as_str).unwrap().to_str_lossy().into_owned();
+        if !matches!(case.get("error"), Some(Value::Null))
+            || !["auth refactor", "tree", "re:refactor\\s+`\\w+`", "\"pi mono\"", "ml exp", "ПРОЕКТЫ"]
+                .contains(&query.as_str())
+        {
+            continue;
+        }
+        let sort = case.get("sort").and_then(Value::as_str).unwrap().to_str_lossy().into_owned();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_session-scan"));
+        cmd.args(["search", &query]).arg(&store).args(["--json", "--fields", "path", "--sort", &sort]);
+        if case.get("names").and_then(Value::as_str).unwrap().as_bytes() == b"named" {
+            cmd.arg("--named");
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{query}: {}", String::from_utf8_lossy(&out.stderr));
+        let Value::Array(rows) = parse(std::str::from_utf8(&out.stdout).unwrap()) else { panic!() };
+        let expected: Vec<&Session> = case
+            .get("order")
+            .and_then(Value::as_array)
+            .unwrap()
+            .iter()
+            .map(|k| &sessions[number(k) as usize])
+            .collect();
+        assert_eq!(rows.len(), expected.len(), "{query} {sort}");
+        let matched = case.get("matched").and_then(Value::as_array).unwrap();
+        for (row, s) in rows.iter().zip(&expected) {
+            let path = row.get("path").and_then(Value::as_str).unwrap().to_str_lossy().into_owned();
+            let rel = s.path.strip_prefix("sample-corpus-16/").unwrap();
+            assert!(path.ends_with(rel), "{query} {sort}: {path} where Pi has {rel}");
+            let k = sessions.iter().position(|x| std::ptr::eq(x, *s)).unwrap();
+            let score = matched.iter().find(|m| number(&m.as_array().unwrap()[0]) as usize == k).unwrap();
+            assert_eq!(row.get("score").map(number), Some(number(&score.as_array().unwrap()[1])), "{query}: {rel}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 200, "{checked}");
+}
+
+/// A query Pi cannot use is an error that says why, not an empty list.
+#[test]
+fn a_bad_pattern_is_an_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_session-scan"))
+        .args(["search", "re:(", "--json"])
+        .arg(corpora().join("sample-16/sessions"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Invalid regular expression: /(/i"));
+    assert!(out.stdout.is_empty());
+}
