@@ -37,6 +37,24 @@ pub struct SessionInfo<'a> {
     /// The same text as `JSON.stringify` writes it, without the quotes; empty unless built with
     /// [`Texts::Json`].
     pub all_messages_json: Vec<u8>,
+    /// Where each message's text lies in `all_messages_text`, in file order; empty unless built
+    /// with [`Texts::DecodedWithPieces`].
+    pub text_pieces: Vec<TextPiece>,
+}
+
+/// One message's text in `allMessagesText`, and where the message is in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextPiece {
+    /// Its bytes in `all_messages_text`.
+    pub range: std::ops::Range<usize>,
+    /// The message's 1-based line.
+    pub line: u64,
+    /// The line's byte offset.
+    pub offset: u64,
+    /// The entry's `id`.
+    pub id: Field<'static>,
+    /// A user message (else an assistant's).
+    pub user: bool,
 }
 
 /// Whether and how `allMessagesText` is kept.
@@ -46,6 +64,8 @@ pub enum Texts {
     Skip,
     /// Decoded, in `all_messages_text`.
     Decoded,
+    /// Decoded, with each message's place in `text_pieces` (for a search's hits).
+    DecodedWithPieces,
     /// Ready to be written between quotes, in `all_messages_json`: a listing's texts are mostly
     /// copied as they are in the file instead of being decoded and escaped again.
     Json,
@@ -166,6 +186,7 @@ pub struct InfoBuilder {
     latest_ms_digits: Option<(u64, u64)>,
     first_message: Option<JsStr<'static>>,
     all_text: Vec<u8>,
+    text_pieces: Vec<TextPiece>,
     /// The first user message's text when `all_text` is not kept.
     scratch: Vec<u8>,
     pushed_any: bool,
@@ -190,6 +211,7 @@ impl InfoBuilder {
             latest_ms_digits: None,
             first_message: None,
             all_text: Vec::new(),
+            text_pieces: Vec::new(),
             scratch: Vec::new(),
             pushed_any: false,
             omitted: None,
@@ -338,6 +360,7 @@ impl InfoBuilder {
         };
         // `"content" in message`: without the key the message is no activity and has no text.
         let Some(content) = content else { return Ok(()) };
+        let (view_number, view_offset) = (line.number, line.offset);
         let line = line.bytes;
         let time = match scanned.message_field(line, "timestamp") {
             Some(span) if span.kind == SpanKind::Number => {
@@ -411,6 +434,11 @@ impl InfoBuilder {
         if into_all {
             self.pushed_any = true;
         }
+        if self.texts == Texts::DecodedWithPieces {
+            let id = Field::from_span(line, scanned.field(line, "id")).into_owned();
+            let (number, offset) = (view_number, view_offset);
+            self.text_pieces.push(TextPiece { range: start..target.len(), line: number, offset, id, user: is_user });
+        }
         if is_user && self.first_message.is_none() {
             // From the scratch buffer the text is moved, not copied (a first message can be huge).
             let text = match (into_all, as_json) {
@@ -452,7 +480,7 @@ impl InfoBuilder {
         };
         let (all_messages_text, all_messages_json) = match self.texts {
             Texts::Json => (Vec::new(), self.all_text),
-            Texts::Skip | Texts::Decoded => (self.all_text, Vec::new()),
+            Texts::Skip | Texts::Decoded | Texts::DecodedWithPieces => (self.all_text, Vec::new()),
         };
         Ok(SessionInfo {
             id,
@@ -465,6 +493,7 @@ impl InfoBuilder {
             first_message: self.first_message.unwrap_or_else(|| JsStr::owned("(no messages)")),
             all_messages_text,
             all_messages_json,
+            text_pieces: self.text_pieces,
         })
     }
 }

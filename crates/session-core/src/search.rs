@@ -220,6 +220,156 @@ fn push_units(out: &mut String, c: char, in_class: bool) {
     }
 }
 
+/// A message where a query is found (`session-scan search --hits`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// The message's 1-based line.
+    pub line: u64,
+    /// The line's byte offset.
+    pub offset: u64,
+    /// The entry's `id`.
+    pub id: crate::Field<'static>,
+    /// A user message (else an assistant's).
+    pub user: bool,
+    /// The text around the first place found, on one line, `…` where it is cut.
+    pub snippet: String,
+}
+
+impl Query {
+    /// The messages whose own text holds a word or phrase of the query as it is, or a match of
+    /// the pattern (scattered letters are not looked for), in file order, at most `max`.
+    /// `text` is `allMessagesText` and `pieces` its messages (`SessionInfo::text_pieces`).
+    pub fn hits(&self, text: &[u8], pieces: &[crate::info::TextPiece], max: usize) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        for piece in pieces {
+            if hits.len() >= max {
+                break;
+            }
+            let Some(own) = text.get(piece.range.clone()) else { continue };
+            if let Some(found) = self.find(own) {
+                hits.push(Hit {
+                    line: piece.line,
+                    offset: piece.offset,
+                    id: piece.id.clone(),
+                    user: piece.user,
+                    snippet: snippet(own, found),
+                });
+            }
+        }
+        hits
+    }
+
+    /// The first place in `text` (bytes) where a word, a phrase or the pattern is found.
+    fn find(&self, text: &[u8]) -> Option<std::ops::Range<usize>> {
+        match self {
+            Query::Regex(re) => {
+                let units = utf16(text);
+                let m = re.find_from_ucs2(&units, 0).next()?.range();
+                let bytes = unit_offsets(text);
+                Some(bytes[m.start]..bytes[m.end])
+            }
+            Query::Tokens(tokens) => {
+                let (lower, lower_map) = folded(text, false);
+                let normal = OnceCell::new();
+                let mut first: Option<std::ops::Range<usize>> = None;
+                for token in tokens {
+                    let (needle, (hay, map)) = match token.kind {
+                        TokenKind::Fuzzy => (js_lower(token.value.as_bytes()).into_owned(), (&lower, &lower_map)),
+                        TokenKind::Phrase => {
+                            let (t, m) = normal.get_or_init(|| folded(text, true));
+                            (normalize_whitespace_lower(token.value.as_bytes()), (t, m))
+                        }
+                    };
+                    if needle.is_empty() {
+                        continue;
+                    }
+                    if let Some(at) = memchr::memmem::find(hay, &needle) {
+                        let range = map[at]..map[at + needle.len()];
+                        if first.as_ref().is_none_or(|f| range.start < f.start) {
+                            first = Some(range);
+                        }
+                    }
+                }
+                first
+            }
+        }
+    }
+}
+
+/// `text` lowercased (and, with `spaces`, its whitespace runs as one space), with the byte of
+/// `text` each output byte came from, and one more entry for the end.
+fn folded(text: &[u8], spaces: bool) -> (Vec<u8>, Vec<usize>) {
+    let (mut out, mut map) = (Vec::with_capacity(text.len()), Vec::with_capacity(text.len() + 1));
+    let mut at = 0;
+    let mut space = false;
+    for chunk in text.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if spaces && is_js_space(c) {
+                space = true;
+            } else {
+                if space && !out.is_empty() {
+                    out.push(b' ');
+                    map.push(at);
+                }
+                space = false;
+                let mut buf = [0; 4];
+                for lower in c.to_lowercase() {
+                    for &b in lower.encode_utf8(&mut buf).as_bytes() {
+                        out.push(b);
+                        map.push(at);
+                    }
+                }
+            }
+            at += c.len_utf8();
+        }
+        for &b in chunk.invalid() {
+            if space && !out.is_empty() {
+                out.push(b' ');
+                map.push(at);
+            }
+            space = false;
+            out.push(b);
+            map.push(at);
+            at += 1;
+        }
+    }
+    map.push(at);
+    (out, map)
+}
+
+/// About 60 bytes before `found` and 100 after, on one line (whitespace runs as one space),
+/// with `…` where the text goes on.
+fn snippet(text: &[u8], found: std::ops::Range<usize>) -> String {
+    let floor = |mut i: usize| {
+        while i > 0 && i < text.len() && text[i] & 0xc0 == 0x80 {
+            i -= 1;
+        }
+        i.min(text.len())
+    };
+    let from = floor(found.start.saturating_sub(60));
+    let to = floor((found.end + 100).min(text.len()));
+    let mut out = String::new();
+    if from > 0 {
+        out.push('…');
+    }
+    let mut space = false;
+    for c in String::from_utf8_lossy(&text[from..to]).chars() {
+        if is_js_space(c) || c.is_control() {
+            space = true;
+            continue;
+        }
+        if space && !out.is_empty() && out != "…" {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+    }
+    if to < text.len() {
+        out.push('…');
+    }
+    out
+}
+
 fn tier(tier: f64, score: f64) -> f64 {
     tier * TIER_WEIGHT + score
 }
@@ -473,6 +623,21 @@ fn space_len(s: &[u8]) -> usize {
 /// U+FFFD).
 pub fn utf16(s: &[u8]) -> Vec<u16> {
     let mut out = Vec::with_capacity(s.len());
+    for_each_unit(s, |_, unit| out.push(unit));
+    out
+}
+
+/// The byte offset of each UTF-16 unit of `text` as [`utf16`] reads it (both units of a pair at
+/// the character's start), and one more for the end.
+fn unit_offsets(text: &[u8]) -> Vec<usize> {
+    let mut offsets = Vec::with_capacity(text.len() + 1);
+    for_each_unit(text, |at, _| offsets.push(at));
+    offsets.push(text.len());
+    offsets
+}
+
+/// Calls `f(byte offset of its character, unit)` for each UTF-16 unit of WTF-8 `s`.
+fn for_each_unit(s: &[u8], mut f: impl FnMut(usize, u16)) {
     let mut i = 0;
     while i < s.len() {
         let b = s[i];
@@ -485,22 +650,21 @@ pub fn utf16(s: &[u8]) -> Vec<u16> {
         };
         let tail = s.get(i + 1..i + len.max(1)).unwrap_or_default();
         if len == 0 || tail.len() + 1 != len || tail.iter().any(|t| t & 0xc0 != 0x80) {
-            out.push(0xfffd);
+            f(i, 0xfffd);
             i += 1;
             continue;
         }
         let cp = tail.iter().fold(init, |cp, t| (cp << 6) | u32::from(t & 0x3f));
         match u16::try_from(cp) {
-            Ok(unit) => out.push(unit),
+            Ok(unit) => f(i, unit),
             Err(_) => {
                 let v = cp - 0x1_0000;
-                out.push(0xd800 | (v >> 10) as u16);
-                out.push(0xdc00 | (v & 0x3ff) as u16);
+                f(i, 0xd800 | (v >> 10) as u16);
+                f(i, 0xdc00 | (v & 0x3ff) as u16);
             }
         }
         i += len;
     }
-    out
 }
 
 /// `filterAndSortSessions`'s relevance order: by score, then the newest first; `items` are
@@ -594,6 +758,45 @@ mod tests {
         assert_eq!(found(r"\🚀", "🚀"), Some(0..2));
         assert_eq!(found(r"[\]🚀]", "x🚀"), Some(1..2));
         assert_eq!(ucs2_pattern("a.b"), "a.b");
+    }
+
+    #[test]
+    fn hits_name_the_messages_that_hold_the_query() {
+        let file = concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+            "\n",
+            r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Fix the PARSER\n\tnow \ud83d\ude80 İx"}}"#,
+            "\n",
+            r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"done"},{"type":"text","text":"the parser is fixed"}]}}"#,
+            "\n",
+            r#"{"type":"message","id":"t1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","content":"parser"}}"#,
+            "\n",
+        );
+        let info = crate::info::session_info_with(file.as_bytes(), 0.0, crate::info::Texts::DecodedWithPieces).unwrap();
+        // The pieces, joined with one space, are the whole text.
+        let joined: Vec<&[u8]> = info.text_pieces.iter().map(|p| &info.all_messages_text[p.range.clone()]).collect();
+        assert_eq!(joined.join(&b' '), info.all_messages_text);
+        let second = file.find("\n").unwrap() as u64 + 1;
+        let hits =
+            |q: &str, max| Query::parse(q).unwrap().unwrap().hits(&info.all_messages_text, &info.text_pieces, max);
+        let found = hits("parser", 10);
+        assert_eq!(found.iter().map(|h| (h.line, h.user)).collect::<Vec<_>>(), [(2, true), (3, false)]);
+        assert_eq!(
+            (found[0].offset, found[0].id.as_str().map(|s| s.to_str_lossy().into_owned())),
+            (second, Some("u1".into()))
+        );
+        assert_eq!(found[0].snippet, "Fix the PARSER now 🚀 İx");
+        assert_eq!(hits("parser", 1).len(), 1);
+        // A phrase across a line break, a pattern after an astral character, a letter İ lowercases to two.
+        assert_eq!(hits("\"parser now\"", 10).len(), 1);
+        assert_eq!(hits("re:🚀 .X", 10)[0].line, 2);
+        assert_eq!(hits("i\u{307}x", 10)[0].snippet, "Fix the PARSER now 🚀 İx");
+        assert!(hits("done fixed", 10).iter().all(|h| !h.user));
+        assert!(hits("zzz", 10).is_empty());
+        let long = format!("{}needle{}", "a ".repeat(100), " b".repeat(100));
+        let (start, end) = (long.find("needle").unwrap(), long.find("needle").unwrap() + 6);
+        let cut = snippet(long.as_bytes(), start..end);
+        assert!(cut.starts_with('…') && cut.ends_with('…') && cut.contains("needle"), "{cut}");
     }
 
     #[test]

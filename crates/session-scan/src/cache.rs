@@ -159,18 +159,13 @@ impl Entry {
                     first_message: JsStr(c.first_message.into_vec().into()),
                     all_messages_text: Vec::new(),
                     all_messages_json: Vec::new(),
+                    text_pieces: Vec::new(),
                 }),
                 false,
             ),
             Outcome::Omitted { line, offset, reason, hidden } => (Err(Omitted { line, offset, reason }), hidden),
         };
-        Listed {
-            path: path.to_path_buf(),
-            info,
-            hidden,
-            mtime: mtime.or(Some(self.key.mtime_ms())),
-            search_score: None,
-        }
+        Listed { path: path.to_path_buf(), info, hidden, mtime: mtime.or(Some(self.key.mtime_ms())), found: None }
     }
 }
 
@@ -514,20 +509,16 @@ mod tests {
             first_message: JsStr(b"hello \xf0\x9f\x9a\x80".to_vec().into()),
             all_messages_text: Vec::new(),
             all_messages_json: Vec::new(),
+            text_pieces: Vec::new(),
         };
-        let listed = Listed {
-            path: "/s/a.jsonl".into(),
-            info: Ok(info.clone()),
-            hidden: false,
-            mtime: Some(1.0),
-            search_score: None,
-        };
+        let listed =
+            Listed { path: "/s/a.jsonl".into(), info: Ok(info.clone()), hidden: false, mtime: Some(1.0), found: None };
         let omitted = Listed {
             path: "/s/b.jsonl".into(),
             info: Err(Omitted { line: Some(3), offset: Some(120), reason: "bad header".into() }),
             hidden: true,
             mtime: None,
-            search_score: None,
+            found: None,
         };
         let (a, b) = (Entry::of(key(10), &listed), Entry::of(key(20), &omitted));
         let stored = StoredRef {
@@ -576,8 +567,9 @@ mod tests {
             first_message: JsStr(b"hi".to_vec().into()),
             all_messages_text: Vec::new(),
             all_messages_json: Vec::new(),
+            text_pieces: Vec::new(),
         };
-        Listed { path: path.into(), info: Ok(info), hidden: false, mtime: None, search_score: None }
+        Listed { path: path.into(), info: Ok(info), hidden: false, mtime: None, found: None }
     }
 
     /// A cache file of three entries, as `save` writes it.

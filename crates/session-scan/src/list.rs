@@ -161,9 +161,18 @@ pub struct Listed {
     /// The file's mtime in ms: the candidate's, else as the file was read (or, when it could
     /// not be, as `stat` gives it); `None` when neither worked.
     pub mtime: Option<f64>,
-    /// Its score against the query of `session-scan search` (lower is better), set by
-    /// [`Reading::then`]; `None` without a search or when it does not match.
-    pub search_score: Option<f64>,
+    /// What `session-scan search` found in it (set by [`Reading::then`]); `None` without a search
+    /// or when it does not match.
+    pub found: Option<Found>,
+}
+
+/// A session a search found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    /// Pi's score (lower is better).
+    pub score: f64,
+    /// The messages where the query is, for `--hits`.
+    pub hits: Vec<session_core::search::Hit>,
 }
 
 /// What a listing pass keeps while it reads one file's lines in order.
@@ -207,7 +216,7 @@ impl Taker {
             self.builder.finish(c.mtime.unwrap_or(mtime))
         };
         let mtime = c.mtime.or(Some(mtime).filter(|m| !m.is_nan()));
-        Listed { path: c.path.clone(), info, hidden: self.hidden, mtime, search_score: None }
+        Listed { path: c.path.clone(), info, hidden: self.hidden, mtime, found: None }
     }
 }
 
@@ -296,7 +305,7 @@ fn read_uncached(
                 info: Err(Omitted { line: None, offset: None, reason: format!("cannot read: {e}") }),
                 hidden: false,
                 mtime: c.mtime.or_else(|| candidate(c.path.clone()).mtime),
-                search_score: None,
+                found: None,
             },
             false,
         ),

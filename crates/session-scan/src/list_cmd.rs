@@ -74,6 +74,11 @@ pub struct SearchArgs {
     /// Only sessions that have a name.
     #[arg(long)]
     named: bool,
+    /// Also show where: up to N messages of each session whose text holds a word or phrase of the
+    /// query as it is (or a match of the pattern), with their line, byte offset, entry id, role
+    /// and the text around the first place found.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    hits: usize,
 }
 
 /// How found sessions are ordered.
@@ -89,6 +94,8 @@ struct Search {
     query: Option<session_core::search::Query>,
     sort: SortMode,
     named: bool,
+    /// At most this many messages found, for each session.
+    hits: usize,
 }
 
 /// What a listing did, for `--stats`.
@@ -142,7 +149,7 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
 /// `session-scan search`.
 pub fn search(a: &SearchArgs) -> anyhow::Result<bool> {
     let query = session_core::search::Query::parse(&a.query).map_err(|e| anyhow::anyhow!("search: {e}"))?;
-    run_with(&a.list, Some(&Search { query, sort: a.sort, named: a.named }))
+    run_with(&a.list, Some(&Search { query, sort: a.sort, named: a.named, hits: a.hits }))
 }
 
 fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
@@ -162,9 +169,11 @@ fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
     // The table shows no texts: it reads the files as a picker does.
     let as_json = a.json || a.ndjson;
     let print_texts = as_json && fields.iter().any(|f| f == "allMessagesText");
+    let with_hits = search.is_some_and(|s| s.hits > 0 && s.query.is_some());
     let query = search.and_then(|s| s.query.as_ref());
     // A query is matched against the decoded texts.
     let texts = match (query, print_texts) {
+        (Some(_), _) if search.is_some_and(|s| s.hits > 0) => list::Texts::DecodedWithPieces,
         (Some(_), _) => list::Texts::Decoded,
         (None, true) => list::Texts::Json,
         (None, false) => list::Texts::Skip,
@@ -249,17 +258,22 @@ fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
                 Some(s) => std::borrow::Cow::Borrowed(s.as_bytes()),
                 None => std::borrow::Cow::Owned(info.id.to_js_string()),
             };
-            l.search_score = query.score(&session_core::search::Searched {
+            let score = query.score(&session_core::search::Searched {
                 name: info.name.as_ref().map(|n| n.as_bytes()),
                 id: &id,
                 cwd: info.cwd.as_bytes(),
                 text: &info.all_messages_text,
             });
+            l.found = score.map(|score| list::Found {
+                score,
+                hits: query.hits(&info.all_messages_text, &info.text_pieces, search.hits),
+            });
+            info.text_pieces = Vec::new();
             if !print_texts {
                 info.all_messages_text = Vec::new();
             }
         } else {
-            l.search_score = Some(0.0);
+            l.found = Some(list::Found { score: 0.0, hits: Vec::new() });
         }
     };
     let how = if search.is_some() { how.with_then(&score) } else { how };
@@ -286,7 +300,7 @@ fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
         let Ok(info) = &l.info else { return false };
         filter.as_deref().is_none_or(|c| list::cwd_matches(info, c))
             && since.is_none_or(|s| info.modified >= s)
-            && (search.is_none() || l.search_score.is_some())
+            && (search.is_none() || l.found.is_some())
     };
     // Without --since or --limit every session file there is read: the cache's entries of others
     // there are of files deleted since.
@@ -309,7 +323,7 @@ fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
                 failed |= report_omitted(&l, true);
                 if keep(&l) && a.limit.is_none_or(|lim| n < lim) {
                     n += 1;
-                    if out.write_all(&ndjson_line(&l, &fields)).and_then(|()| out.flush()).is_err() {
+                    if out.write_all(&ndjson_line(&l, &fields, false)).and_then(|()| out.flush()).is_err() {
                         return n;
                     }
                 }
@@ -347,7 +361,7 @@ fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
     list::sort_by_modified(&mut listed);
     if let Some(Search { query: Some(_), sort: SortMode::Relevance, .. }) = search {
         session_core::search::sort_by_relevance(&mut listed, |l| {
-            (l.search_score.unwrap_or(0.0), l.info.as_ref().map_or(f64::NAN, |i| i.modified))
+            (l.found.as_ref().map_or(0.0, |f| f.score), l.info.as_ref().map_or(f64::NAN, |i| i.modified))
         });
     }
     if let Some(lim) = a.limit {
@@ -355,14 +369,14 @@ fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
     }
     tally.shown = listed.len();
     let written = if a.ndjson {
-        listed.iter().try_for_each(|l| out.write_all(&ndjson_line(l, &fields)))
+        listed.iter().try_for_each(|l| out.write_all(&ndjson_line(l, &fields, with_hits)))
     } else if a.json {
         // Rows are serialised in parallel, a batch at a time: the array is never held whole.
         (|| {
             use rayon::prelude::*;
             out.write_all(b"[")?;
             for (b, batch) in listed.chunks(64).enumerate() {
-                let rows: Vec<Vec<u8>> = batch.par_iter().map(|l| row_json(l, &fields)).collect();
+                let rows: Vec<Vec<u8>> = batch.par_iter().map(|l| row_json(l, &fields, with_hits)).collect();
                 for (k, row) in rows.iter().enumerate() {
                     out.write_all(if b == 0 && k == 0 { b"\n" } else { b",\n" })?;
                     out.write_all(row)?;
@@ -418,13 +432,13 @@ fn report_omitted(l: &Listed, json: bool) -> bool {
 }
 
 /// [`row_json`] and its newline, for `--ndjson`.
-fn ndjson_line(l: &Listed, fields: &[String]) -> Vec<u8> {
-    let mut line = row_json(l, fields);
+fn ndjson_line(l: &Listed, fields: &[String], with_hits: bool) -> Vec<u8> {
+    let mut line = row_json(l, fields, with_hits);
     line.push(b'\n');
     line
 }
 
-fn row_json(l: &Listed, fields: &[String]) -> Vec<u8> {
+fn row_json(l: &Listed, fields: &[String], with_hits: bool) -> Vec<u8> {
     let Ok(info) = &l.info else { return Vec::new() };
     let path = l.path.to_str().map_or_else(|| l.path.to_string_lossy(), std::borrow::Cow::Borrowed);
     // Room for the longest fields as they are, so that the row is not grown while written.
@@ -445,12 +459,33 @@ fn row_json(l: &Listed, fields: &[String]) -> Vec<u8> {
             buf.truncate(key_at);
         }
     }
-    if let Some(score) = l.search_score {
+    if let Some(found) = &l.found {
         if buf.len() > 1 {
             buf.push(b',');
         }
         buf.extend_from_slice(b"\"score\":");
-        session_core::json::write_number(score, &mut buf);
+        session_core::json::write_number(found.score, &mut buf);
+        if with_hits {
+            buf.extend_from_slice(b",\"hits\":[");
+            for (k, hit) in found.hits.iter().enumerate() {
+                if k > 0 {
+                    buf.push(b',');
+                }
+                buf.extend_from_slice(format!("{{\"line\":{},\"offset\":{},\"id\":", hit.line, hit.offset).as_bytes());
+                match hit.id.to_value() {
+                    Some(v) => session_core::json::write_json(&v, &mut buf),
+                    None => buf.extend_from_slice(b"null"),
+                }
+                buf.extend_from_slice(if hit.user {
+                    b",\"role\":\"user\",\"text\":"
+                } else {
+                    b",\"role\":\"assistant\",\"text\":"
+                });
+                write_string(hit.snippet.as_bytes(), &mut buf);
+                buf.push(b'}');
+            }
+            buf.push(b']');
+        }
     }
     buf.push(b'}');
     buf
@@ -526,6 +561,11 @@ fn table(listed: &[Listed]) -> String {
             info.message_count,
             fit(&info.cwd.to_str_lossy(), cwd_width).trim_end()
         ));
+        for hit in l.found.iter().flat_map(|f| &f.hits) {
+            let head = format!("    line {} {}: ", hit.line, if hit.user { "user" } else { "assistant" });
+            let room = width.saturating_sub(head.chars().count());
+            out.push_str(&format!("{dim}{head}{reset}{}\n", fit(&hit.snippet, room).trim_end()));
+        }
     }
     out.push_str(&format!("{dim}{} sessions{reset}\n", listed.len()));
     out

@@ -541,7 +541,7 @@ mod tests {
         files.push(format!("{}\n", r#"{"type":"session","id":"x","id":7,"cwd":1,"parentSession":null}"#));
         let mut compared = 0;
         for file in &files {
-            for texts in [Texts::Skip, Texts::Decoded, Texts::Json] {
+            for texts in [Texts::Skip, Texts::Decoded, Texts::DecodedWithPieces, Texts::Json] {
                 let info = session_info_with(file.as_bytes(), 1_767_000_000_000.0, texts).expect(file);
                 let record = info_record_texts("/s/f\u{e9}.jsonl", &info, false);
                 let Value::Object(record) = record else { panic!("not an object") };
@@ -562,6 +562,6 @@ mod tests {
                 }
             }
         }
-        assert_eq!(compared, (4 * 3 * 3 * 3 + 2) * 3 * 12);
+        assert_eq!(compared, (4 * 3 * 3 * 3 + 2) * 4 * 12);
     }
 }

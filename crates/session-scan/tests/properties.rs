@@ -168,7 +168,7 @@ fn large_sessions_of_tiny_lines_listed_in_parallel_equal_whole() {
     }
     let path = temp_file("parallel-tiny", &bytes);
     let candidate = session_scan::list::Candidate { path: path.clone(), mtime: Some(1.0) };
-    for texts in [Texts::Json, Texts::Decoded, Texts::Skip] {
+    for texts in [Texts::Json, Texts::Decoded, Texts::DecodedWithPieces, Texts::Skip] {
         let listed = session_scan::list::read_infos(
             std::slice::from_ref(&candidate),
             session_scan::list::Reading::new(texts, false),
@@ -219,7 +219,7 @@ fn large_sessions_listed_in_parallel_equal_whole() {
     let whole = session_core::info::session_info(&bytes, 1.0, true);
     assert!(whole.is_ok(), "{whole:?}");
     let candidate = session_scan::list::Candidate { path: path.clone(), mtime: Some(1.0) };
-    for texts in [Texts::Json, Texts::Decoded, Texts::Skip] {
+    for texts in [Texts::Json, Texts::Decoded, Texts::DecodedWithPieces, Texts::Skip] {
         let listed = session_scan::list::read_infos(
             std::slice::from_ref(&candidate),
             session_scan::list::Reading::new(texts, false),

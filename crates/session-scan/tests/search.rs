@@ -193,3 +193,41 @@ fn a_bad_pattern_is_an_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("Invalid regular expression: /(/i"));
     assert!(out.stdout.is_empty());
 }
+
+/// `--hits`: each place given is the start of a line of that session file, that line is the
+/// numbered one, it is a message of the role given with the id given, and its text holds the word.
+#[test]
+fn hits_point_at_the_messages_that_hold_the_query() {
+    let store = corpora().join("sample-16/sessions");
+    let mut checked = 0;
+    for (query, word) in
+        [("parser", "parser"), ("\"Auth refactor\"", "auth refactor"), ("re:session\\w+timeout", "session")]
+    {
+        let out = Command::new(env!("CARGO_BIN_EXE_session-scan"))
+            .args(["search", query, "--hits", "3", "--json", "--fields", "path"])
+            .arg(&store)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let Value::Array(rows) = parse(std::str::from_utf8(&out.stdout).unwrap()) else { panic!() };
+        for row in &rows {
+            let path = row.get("path").and_then(Value::as_str).unwrap().to_str_lossy().into_owned();
+            let bytes = std::fs::read(&path).unwrap();
+            for hit in row.get("hits").and_then(Value::as_array).unwrap() {
+                let offset = number(hit.get("offset").unwrap()) as usize;
+                let line_number = number(hit.get("line").unwrap()) as usize;
+                assert!(offset == 0 || bytes[offset - 1] == b'\n', "{path}: {offset}");
+                assert_eq!(bytes[..offset].iter().filter(|&&b| b == b'\n').count() + 1, line_number, "{path}");
+                let end = bytes[offset..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| offset + p);
+                let line = parse(std::str::from_utf8(&bytes[offset..end]).unwrap());
+                assert_eq!(line.get("id"), hit.get("id"), "{path}:{line_number}");
+                assert_eq!(line.get("message").and_then(|m| m.get("role")), hit.get("role"), "{path}:{line_number}");
+                let text = hit.get("text").and_then(Value::as_str).unwrap().to_str_lossy().to_lowercase();
+                assert!(text.split_whitespace().collect::<Vec<_>>().join(" ").contains(word), "{query}: {text}");
+                checked += 1;
+            }
+            assert!(row.get("hits").and_then(Value::as_array).unwrap().len() <= 3);
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}
