@@ -206,10 +206,10 @@ pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> any
     let ours = target.join("release/session-scan");
     let script = root().join("xtask/reference/time-pi.mjs");
     let node_ms = |mode: &str| -> anyhow::Result<f64> {
-        let out = run(Command::new("node").arg(&script).arg(&pi).arg(&corpus).arg(mode))?;
+        let out = run(Command::new("node").arg(&script).arg(&pi).arg(&corpus).arg(mode).arg(SEARCH_QUERY))?;
         let number = |key: &str| out.split(key).nth(1).and_then(|r| r.split([',', '}']).next()).map(str::trim);
         let ms = number("\"ms\":").context("time-pi output")?;
-        if number("\"count\":") == Some("0") {
+        if mode != "search" && number("\"count\":") == Some("0") {
             bail!("the reference found nothing to {mode} in {}", corpus.display());
         }
         Ok(ms.parse()?)
@@ -229,6 +229,8 @@ pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> any
         .sum();
     println!("corpus {} ({:.0} MB)", corpus.display(), bytes as f64 / 1e6);
     let pi_list = node_ms("list")?;
+    // The picker's search: Pi lists the store, then filters it (`filterAndSortSessions`).
+    let pi_search = node_ms("search")?;
     let pi_context = node_ms("context")?;
     let cc = best_of(3, || {
         run(Command::new(&ccusage)
@@ -245,6 +247,7 @@ pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> any
     let cached_args = ["list", "--json", "--fields", PICKER_FIELDS, "--cache-file", cache_file];
     quiet(&cached_args)?;
     let picker_cached = best_of(3, || quiet(&cached_args))?;
+    let search = best_of(3, || quiet(&["search", SEARCH_QUERY, "--json", "--fields", PICKER_FIELDS]))?;
     let context = best_of(3, || quiet(&["context", "--json"]))?;
     let usage = best_of(3, || quiet(&["usage", "daily", "--json", "--timezone", "UTC"]))?;
     let context_in_process = example_ms("context_store")?;
@@ -258,6 +261,7 @@ pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> any
         ("list, full (Pi listAll)", pi_list, list),
         ("list, picker fields (Pi listAll)", pi_list, picker),
         ("list, picker, warm --cache", pi_list, picker_cached),
+        ("search, phrase (Pi listAll+filter)", pi_search, search),
         ("context, every file (Pi open+build)", pi_context, context),
         ("context, in process, no output", pi_context, context_in_process),
         ("usage daily (ccusage pi daily)", cc, usage),
@@ -280,6 +284,9 @@ pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> any
     picker_beside_floor(&target, &ours, &corpus)?;
     single_session(&target, &ours, session)
 }
+
+/// A query for the picker's search: a phrase, which every session's text is normalised for.
+const SEARCH_QUERY: &str = "\"leaf parser compile\"";
 
 /// The picker fields: what a session picker shows, without `allMessagesText`.
 const PICKER_FIELDS: &str = "path,id,cwd,name,created,modified,messageCount,firstMessage";
