@@ -133,23 +133,21 @@ impl Query {
                 }
             }
             Query::Tokens(tokens) => {
+                // The messages are lowercased once; a phrase is looked for in them with any
+                // whitespace run standing for its spaces (as in the normalised text, unbuilt).
                 let lower_text = OnceCell::new();
-                let normal_text = OnceCell::new();
                 let mut total = 0.0;
                 for token in tokens {
+                    let text = lower_text.get_or_init(|| js_lower(s.text).into_owned());
                     let score = match token.kind {
                         TokenKind::Phrase => {
                             let phrase = normalize_whitespace_lower(token.value.as_bytes());
                             if phrase.is_empty() {
                                 continue;
                             }
-                            let text = normal_text.get_or_init(|| normalize_whitespace_lower(s.text));
                             phrase_score(s, &phrase, text)
                         }
-                        TokenKind::Fuzzy => {
-                            let text = lower_text.get_or_init(|| js_lower(s.text).into_owned());
-                            fuzzy_token_score(s, &token.value, text)
-                        }
+                        TokenKind::Fuzzy => fuzzy_token_score(s, &token.value, text),
                     };
                     total += score?;
                 }
@@ -303,9 +301,15 @@ fn folded(text: &[u8], spaces: bool) -> (Vec<u8>, Vec<usize>) {
     let mut at = 0;
     let mut space = false;
     for chunk in text.utf8_chunks() {
+        // The chunk's own lowercase, as `js_lower` makes it (a capital sigma's depends on its
+        // neighbours), walked beside the chunk: each character gives its mapping's characters.
+        let lowered = chunk.valid().to_lowercase();
+        let mut lowered = lowered.chars();
         for c in chunk.valid().chars() {
+            let n = if c == 'Σ' { 1 } else { c.to_lowercase().count() };
             if spaces && is_js_space(c) {
                 space = true;
+                lowered.nth(n - 1);
             } else {
                 if space && !out.is_empty() {
                     out.push(b' ');
@@ -313,7 +317,7 @@ fn folded(text: &[u8], spaces: bool) -> (Vec<u8>, Vec<usize>) {
                 }
                 space = false;
                 let mut buf = [0; 4];
-                for lower in c.to_lowercase() {
+                for lower in lowered.by_ref().take(n) {
                     for &b in lower.encode_utf8(&mut buf).as_bytes() {
                         out.push(b);
                         map.push(at);
@@ -406,19 +410,41 @@ fn fuzzy_token_score(s: &Searched<'_>, value: &str, text: &[u8]) -> Option<f64> 
     best.map(|b| tier(TIER_FUZZY, b))
 }
 
-/// `matchPhraseToken`: `phrase` and `text` are lowercased with whitespace runs as one space.
+/// `matchPhraseToken`: `phrase` is lowercased with whitespace runs as one space; `text` is the
+/// lowercased messages.
 fn phrase_score(s: &Searched<'_>, phrase: &[u8], text: &[u8]) -> Option<f64> {
     let name = normalize_whitespace_lower(s.name.unwrap_or_default());
     if includes(&name, phrase) {
         return Some(tier(TIER_NAME, fuzzy_match(phrase, &name).unwrap_or(0.0)));
     }
     if includes(&js_lower(s.id), phrase)
-        || includes(text, phrase)
+        || includes_spaced(text, phrase)
         || includes(&normalize_whitespace_lower(s.cwd), phrase)
     {
         return Some(tier(TIER_TEXT, 0.0));
     }
     None
+}
+
+/// Whether `normalize_whitespace_lower(text)` holds `phrase` (normalised), for `text` already
+/// lowercased: the phrase's words in order, each space standing for a whole whitespace run.
+fn includes_spaced(text: &[u8], phrase: &[u8]) -> bool {
+    let mut words = phrase.split(|&b| b == b' ');
+    let first = words.next().unwrap_or_default();
+    let rest: Vec<&[u8]> = words.collect();
+    memchr::memmem::find_iter(text, first).any(|at| {
+        let mut i = at + first.len();
+        rest.iter().all(|word| {
+            let mut spaced = false;
+            while let n @ 1.. = space_len(&text[i..]) {
+                i += n;
+                spaced = true;
+            }
+            let found = spaced && text[i..].starts_with(word);
+            i += word.len();
+            found
+        })
+    })
 }
 
 /// `pi-tui`'s `fuzzyMatch(query, text)`: the score of the query's characters found in order in
@@ -546,18 +572,44 @@ pub fn js_lower(s: &[u8]) -> Cow<'_, [u8]> {
         return Cow::Owned(s.to_ascii_lowercase());
     }
     let mut out = Vec::with_capacity(s.len() + s.len() / 8);
+    if let Ok(valid) = simdutf8::basic::from_utf8(s) {
+        lower_str_into(valid, &mut out);
+        return Cow::Owned(out);
+    }
     for chunk in s.utf8_chunks() {
-        let valid = chunk.valid();
-        // A capital sigma's lowercase depends on its neighbours (Final_Sigma): the library's
-        // whole-string mapping knows them.
-        if memchr::memmem::find(valid.as_bytes(), "Σ".as_bytes()).is_some() {
-            out.extend_from_slice(valid.to_lowercase().as_bytes());
-        } else {
-            lower_into(valid, &mut out);
-        }
+        lower_str_into(chunk.valid(), &mut out);
         out.extend_from_slice(chunk.invalid());
     }
     Cow::Owned(out)
+}
+
+/// `toLowerCase` of valid text, appended to `out`.
+fn lower_str_into(valid: &str, out: &mut Vec<u8>) {
+    // A capital sigma's lowercase depends on its neighbours (Final_Sigma): the library's
+    // whole-string mapping knows them.
+    if memchr::memmem::find(valid.as_bytes(), "Σ".as_bytes()).is_some() {
+        out.extend_from_slice(valid.to_lowercase().as_bytes());
+    } else {
+        lower_into(valid, out);
+    }
+}
+
+/// Characters that are their own lowercase, in blocks that hold no other (so no lookup is
+/// needed): Latin-1's small letters, Cyrillic's small letters, punctuation, arrows, symbols,
+/// CJK, kana, Hangul, private use and emoji (a test checks every one).
+fn lowercase_already(c: char) -> bool {
+    matches!(
+        u32::from(c),
+        0xdf..=0xff
+            | 0x430..=0x45f
+            | 0x2000..=0x206f
+            | 0x2190..=0x23ff
+            | 0x2500..=0x2bff
+            | 0x3000..=0x9fff
+            | 0xac00..=0xd7a3
+            | 0xe000..=0xf8ff
+            | 0x1_f000..=0x1_faff
+    )
 }
 
 /// Lowercases text without a capital sigma: ASCII runs a byte at a time, other characters by
@@ -572,9 +624,13 @@ fn lower_into(s: &str, out: &mut Vec<u8>) {
         out[from..].make_ascii_lowercase();
         i = run;
         let Some(c) = s[i..].chars().next() else { break };
-        let mut buf = [0; 4];
-        for lower in c.to_lowercase() {
-            out.extend_from_slice(lower.encode_utf8(&mut buf).as_bytes());
+        if lowercase_already(c) {
+            out.extend_from_slice(&bytes[i..i + c.len_utf8()]);
+        } else {
+            let mut buf = [0; 4];
+            for lower in c.to_lowercase() {
+                out.extend_from_slice(lower.encode_utf8(&mut buf).as_bytes());
+            }
         }
         i += c.len_utf8();
     }
@@ -732,6 +788,23 @@ mod tests {
         assert_eq!(&*js_lower(all.as_bytes()), all.to_lowercase().as_bytes());
         assert_eq!(normalize_whitespace_lower(" A\u{2028}\u{a0} b\t\n".as_bytes()), b"a b");
         assert_eq!(normalize_whitespace_lower(b"\xed\xa0\x80 X"), b"\xed\xa0\x80 x");
+        for c in (0..0x11_0000).filter_map(char::from_u32).filter(|&c| lowercase_already(c)) {
+            assert!(c.to_lowercase().eq([c]), "{c:?}");
+        }
+        // A phrase in the lowered text is a phrase in the normalised one, and only then.
+        for (text, phrase) in [
+            ("a  b", "a b"),
+            ("xa\u{a0}\t by", "a b"),
+            ("a b", "a  b"),
+            ("ab", "a b"),
+            ("a\u{2028}b c", "a b c"),
+            ("a b a  bc", "b c"),
+            ("a -b", "a b"),
+        ] {
+            let phrase = normalize_whitespace_lower(phrase.as_bytes());
+            let expected = includes(&normalize_whitespace_lower(text.as_bytes()), &phrase);
+            assert_eq!(includes_spaced(text.as_bytes(), &phrase), expected, "{text:?} {phrase:?}");
+        }
         // Every whitespace character, and none other, found by the byte test.
         for c in (0..0x11_0000).filter_map(char::from_u32) {
             let mut buf = [0; 4];
@@ -797,6 +870,75 @@ mod tests {
         let (start, end) = (long.find("needle").unwrap(), long.find("needle").unwrap() + 6);
         let cut = snippet(long.as_bytes(), start..end);
         assert!(cut.starts_with('…') && cut.ends_with('…') && cut.contains("needle"), "{cut}");
+    }
+
+    /// Drawn texts (with lone surrogates, stray bytes, astral and special-cased letters) and
+    /// queries: nothing panics, a hit is always inside a match, and a word that is in the text
+    /// as it is always matches.
+    #[test]
+    fn drawn_texts_and_queries() {
+        let parts: [&[u8]; 20] = [
+            b"a",
+            b"B",
+            b"ab",
+            b" ",
+            b"\t\n",
+            "\u{a0}".as_bytes(),
+            "İ".as_bytes(),
+            "Σ".as_bytes(),
+            "ß".as_bytes(),
+            "🚀".as_bytes(),
+            b"\xed\xa0\x80",
+            b"\xff",
+            b"\"",
+            b"re:",
+            b"(",
+            b"[",
+            b"\\",
+            b"x1",
+            b"-",
+            b"\xc3",
+        ];
+        let mut next = crate::json::scan::tests::xorshift(0x5ea2_c4ed_0001_u64);
+        let mut draw = |max: u64| {
+            let n = next() % max;
+            (0..n).flat_map(|_| parts[(next() % parts.len() as u64) as usize].iter().copied()).collect::<Vec<u8>>()
+        };
+        let (mut matched, mut hit) = (0, 0);
+        for _ in 0..20_000 {
+            let (text, name, cwd, id) = (draw(30), draw(6), draw(6), draw(3));
+            let query = String::from_utf8_lossy(&draw(6)).into_owned();
+            let s = Searched { name: Some(&name), id: &id, cwd: &cwd, text: &text };
+            let piece = crate::info::TextPiece {
+                range: 0..text.len(),
+                line: 2,
+                offset: 9,
+                id: crate::Field::Absent,
+                user: true,
+            };
+            let phrase = normalize_whitespace_lower(query.as_bytes());
+            if !phrase.is_empty() {
+                let expected = includes(&normalize_whitespace_lower(&text), &phrase);
+                assert_eq!(includes_spaced(&js_lower(&text), &phrase), expected, "{phrase:?} in {text:?}");
+            }
+            let Ok(Some(q)) = Query::parse(&query) else { continue };
+            let score = q.score(&s);
+            let hits = q.hits(&text, std::slice::from_ref(&piece), 3);
+            if !hits.is_empty() {
+                hit += 1;
+                let single = matches!(&q, Query::Regex(_)) || matches!(&q, Query::Tokens(t) if t.len() == 1);
+                assert!(!single || score.is_some(), "{query:?} in {text:?}");
+            }
+            if let Query::Tokens(tokens) = &q
+                && let [Token { kind: TokenKind::Fuzzy, value }] = &tokens[..]
+                && includes(&js_lower(&text), &js_lower(value.as_bytes()))
+            {
+                assert!(score.is_some(), "{query:?} in {text:?}");
+                assert_eq!(hits.len(), 1, "{query:?} in {text:?}");
+                matched += 1;
+            }
+        }
+        assert!(matched > 500 && hit > 1_000, "{matched} {hit}");
     }
 
     #[test]
