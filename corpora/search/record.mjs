@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Records expected/ from Pi 1.6's picker search: node record.mjs ORACLE_DIR (a copy of
-// ../shared/oracle with `npm ci` run), from this folder. The sessions are Pi's own listings of
+// Records expected/ from Pi 1.6's picker search: node record.mjs ORACLE_DIR [LIST_JSON OUT_JSON]
+// (ORACLE_DIR a copy of ../shared/oracle with `npm ci` run), from this folder. The sessions are Pi's own listings of
 // the corpora (their expected/list.json); for each query of queries.json, each sort mode and
 // each name filter, it writes the sessions filterAndSortSessions keeps, in its order, and
 // matchSession's score for each (as [position in the listing, score]). A session whose id is not
@@ -10,7 +10,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const oracle = resolve(process.argv[2] ?? "");
+const [oracleDir, listJson, outJson] = process.argv.slice(2);
+const oracle = resolve(oracleDir ?? "");
 const search = await import(
 	pathToFileURL(
 		join(oracle, "node_modules/pi16/dist/modes/interactive/components/session-selector-search.js"),
@@ -18,8 +19,12 @@ const search = await import(
 );
 const queries = JSON.parse(readFileSync("queries.json", "utf8"));
 
-for (const corpus of ["sample-16", "hostile"]) {
-	const listed = JSON.parse(readFileSync(`../${corpus}/expected/list.json`, "utf8"));
+// Either the committed corpora, or one listing given as LIST_JSON and written to OUT_JSON.
+const jobs = listJson
+	? [[listJson, outJson]]
+	: ["sample-16", "hostile"].map((c) => [`../${c}/expected/list.json`, `expected/${c}.json`]);
+for (const [listPath, outPath] of jobs) {
+	const listed = JSON.parse(readFileSync(listPath, "utf8"));
 	const sessions = listed.map((s) => ({
 		...s,
 		created: new Date(s.created ?? NaN),
@@ -51,5 +56,5 @@ for (const corpus of ["sample-16", "hostile"]) {
 	}
 	const paths = sessions.map((s) => s.path);
 	const lines = cases.map((c) => JSON.stringify(c));
-	writeFileSync(`expected/${corpus}.json`, `{"paths":${JSON.stringify(paths)},"cases":[\n${lines.join(",\n")}\n]}\n`);
+	writeFileSync(outPath, `{"paths":${JSON.stringify(paths)},"cases":[\n${lines.join(",\n")}\n]}\n`);
 }

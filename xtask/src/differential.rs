@@ -45,7 +45,7 @@ pub fn differential(
     };
     if oracle.is_some() {
         run(Command::new("cargo")
-            .args(["test", "-q", "-p", "session-scan", "--test", "conformance", "--no-run"])
+            .args(["test", "-q", "-p", "session-scan", "--test", "conformance", "--test", "search", "--no-run"])
             .current_dir(root()))?;
     }
     let ours = target.join("release/session-scan");
@@ -144,15 +144,29 @@ pub fn differential(
 /// `dir` (`SESSION_SCAN_HOSTILE`).
 fn trees_totals_contexts(dir: &Path, oracle: &Path) -> anyhow::Result<String> {
     run(Command::new("sh").arg(root().join("corpora/hostile/record.sh")).arg(oracle).current_dir(dir))?;
-    let out = Command::new("cargo")
-        .args(["test", "-q", "-p", "session-scan", "--test", "conformance", "hostile_corpus", "--", "--nocapture"])
-        .env("SESSION_SCAN_HOSTILE", dir)
-        .current_dir(root())
-        .output()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        let found = text.lines().filter(|l| l.contains("differs") || l.contains("panicked")).take(4);
-        bail!("{}", found.collect::<Vec<_>>().join("\n"));
+    // Pi's picker search over Pi's own listing of the store (`expected/list.json`).
+    let expected = dir.join("expected");
+    run(Command::new("node")
+        .arg("record.mjs")
+        .arg(oracle)
+        .arg(expected.join("list.json"))
+        .arg(expected.join("search.json"))
+        .current_dir(root().join("corpora/search")))?;
+    let mut text = String::new();
+    for (test, filter) in [("conformance", "hostile_corpus"), ("search", "hostile_corpus")] {
+        let out = Command::new("cargo")
+            .args(["test", "-q", "-p", "session-scan", "--test", test, filter, "--", "--nocapture"])
+            .env("SESSION_SCAN_HOSTILE", dir)
+            .current_dir(root())
+            .output()?;
+        let printed = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() {
+            let found = printed.lines().filter(|l| l.contains("differs") || l.contains("panicked")).take(4);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let why = stderr.lines().filter(|l| l.contains("panicked") || l.contains("left") || l.contains("right"));
+            bail!("{}", found.chain(why.take(6)).collect::<Vec<_>>().join("\n"));
+        }
+        text.push_str(&printed);
     }
     // The tests' counts: `hostile tree.jsonl: N equal, ...`.
     let counts = text.lines().filter_map(|l| Some(&l[l.find("hostile ")? + "hostile ".len()..])).collect::<Vec<_>>();

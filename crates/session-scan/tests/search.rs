@@ -36,8 +36,25 @@ struct Session {
     path: String,
 }
 
+/// The listing and the recorded searches of a corpus: `corpora/NAME/expected/list.json` and
+/// `corpora/search/expected/NAME.json`; but `SESSION_SCAN_HOSTILE` may name another store laid out
+/// as `corpora/hostile` is, with its searches in `expected/search.json` (`cargo xtask differential
+/// --trees` records them so for stores of other seeds).
+fn corpus_files(corpus: &str) -> (PathBuf, PathBuf) {
+    match std::env::var_os("SESSION_SCAN_HOSTILE") {
+        Some(dir) if corpus == "hostile" => {
+            let expected = PathBuf::from(dir).join("expected");
+            (expected.join("list.json"), expected.join("search.json"))
+        }
+        _ => (
+            corpora().join(corpus).join("expected/list.json"),
+            corpora().join("search/expected").join(format!("{corpus}.json")),
+        ),
+    }
+}
+
 fn sessions(corpus: &str) -> Vec<Session> {
-    let text = std::fs::read_to_string(corpora().join(corpus).join("expected/list.json")).unwrap();
+    let text = std::fs::read_to_string(corpus_files(corpus).0).unwrap();
     let Value::Array(listed) = parse(&text) else { panic!("not an array") };
     let bytes = |v: Option<&Value<'_>>| v.and_then(Value::as_str).map(|s| s.as_bytes().to_vec());
     listed
@@ -65,7 +82,7 @@ fn sessions(corpus: &str) -> Vec<Session> {
 /// order. Returns how many (case, session) matches were compared.
 fn check_corpus(corpus: &str) -> usize {
     let sessions = sessions(corpus);
-    let text = std::fs::read_to_string(corpora().join("search/expected").join(format!("{corpus}.json"))).unwrap();
+    let text = std::fs::read_to_string(corpus_files(corpus).1).unwrap();
     let golden = parse(&text);
     let cases = golden.get("cases").and_then(Value::as_array).unwrap();
     let mut compared = 0;
@@ -120,7 +137,7 @@ fn check_corpus(corpus: &str) -> usize {
             case.get("order").and_then(Value::as_array).unwrap().iter().map(|k| number(k) as usize).collect();
         assert_eq!(order, expected_order, "{label}: order");
     }
-    println!("{corpus}: {} cases, {compared} matches compared", cases.len());
+    println!("{corpus} search: {} cases, {compared} matches compared", cases.len());
     compared
 }
 
@@ -131,7 +148,9 @@ fn sample_corpus_search_matches_pi_1_6() {
 
 #[test]
 fn hostile_corpus_search_matches_pi_1_6() {
-    assert!(check_corpus("hostile") > 1_000);
+    let compared = check_corpus("hostile");
+    // Another store's strings may match fewer queries; the committed one is held to its count.
+    assert!(compared > if std::env::var_os("SESSION_SCAN_HOSTILE").is_some() { 0 } else { 1_000 });
 }
 
 /// The command itself, on the sample store: the same sessions in the same order, with Pi's scores.
