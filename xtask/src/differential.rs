@@ -3,7 +3,8 @@
 //! in Node) and by `session-scan`, and compared row by row and field by field. With `--trees`, each
 //! store's trees, totals and contexts too: recorded by the oracle (`../shared/oracle`, or `--oracle
 //! DIR` with its packages installed) through `corpora/hostile/record.sh`, and checked by the hostile
-//! corpus's conformance tests run on that store. Needs `python3`, `node` and `npm`.
+//! corpus's conformance tests run on that store; and Pi's picker search of the store's listing
+//! (`corpora/search/record.mjs`), checked by the search tests. Needs `python3`, `node` and `npm`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -9,8 +9,8 @@
 //! - `adversarial`: rewrite the small hostile corpus in `corpora/adversarial/`;
 //! - `dates`: rewrite `corpora/dates/`, date strings and Node's `Date.parse` of each (needs `node`);
 //! - `differential [--seeds A-B] [--files N] [--shape listing|tree] [--trees [--oracle DIR]]`: random
-//!   hostile stores listed by Pi 1.6 and by us, compared; with `--trees`, their trees, totals and contexts
-//!   too (needs `python3`, `node` and `npm`).
+//!   hostile stores listed by Pi 1.6 and by us, compared; with `--trees`, their trees, totals, contexts
+//!   and picker searches too (needs `python3`, `node` and `npm`).
 
 mod adversarial;
 mod bench;
