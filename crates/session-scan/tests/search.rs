@@ -250,3 +250,27 @@ fn hits_point_at_the_messages_that_hold_the_query() {
     }
     assert!(checked > 100, "{checked}");
 }
+
+/// `--limit` keeps the first sessions of the ordered result (not the newest files), and
+/// `--ndjson` gives the same rows in the same order.
+#[test]
+fn limit_and_ndjson_follow_the_search_order() {
+    let store = corpora().join("sample-16/sessions");
+    let search = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_session-scan"))
+            .args(["search", "tree parser", "--fields", "path"])
+            .args(extra)
+            .arg(&store)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let all = search(&["--json"]);
+    let Value::Array(rows) = parse(&all) else { panic!() };
+    assert!(rows.len() > 10, "{}", rows.len());
+    let Value::Array(first) = parse(&search(&["--json", "--limit", "4"])) else { panic!() };
+    assert_eq!(first[..], rows[..4]);
+    let lines: Vec<Value<'static>> = search(&["--ndjson"]).lines().map(parse).collect();
+    assert_eq!(lines, rows);
+}
