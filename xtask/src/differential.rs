@@ -165,7 +165,13 @@ fn trees_totals_contexts(dir: &Path, oracle: &Path) -> anyhow::Result<String> {
             let found = printed.lines().filter(|l| l.contains("differs") || l.contains("panicked")).take(4);
             let stderr = String::from_utf8_lossy(&out.stderr);
             let why = stderr.lines().filter(|l| l.contains("panicked") || l.contains("left") || l.contains("right"));
-            bail!("{}", found.chain(why.take(6)).collect::<Vec<_>>().join("\n"));
+            let mut lines: Vec<&str> = found.chain(why.take(6)).collect();
+            if lines.is_empty() {
+                // Not a difference the tests name (a build that failed, say): the end of what cargo said.
+                let all: Vec<&str> = stderr.lines().collect();
+                lines.extend(&all[all.len().saturating_sub(6)..]);
+            }
+            bail!("{}", lines.join("\n"));
         }
         text.push_str(&printed);
     }

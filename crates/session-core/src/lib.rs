@@ -18,6 +18,7 @@ pub mod search;
 pub mod session;
 pub mod stats;
 pub mod text;
+pub mod threads;
 pub mod transcript;
 pub mod usage;
 

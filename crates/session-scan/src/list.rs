@@ -151,6 +151,7 @@ pub fn locale_compare(a: &str, b: &str) -> std::cmp::Ordering {
 }
 
 /// A listed session, or why it is left out.
+#[derive(Clone)]
 pub struct Listed {
     /// The file.
     pub path: PathBuf,
@@ -598,6 +599,68 @@ pub fn internal_workflow_header(line: &[u8]) -> Option<bool> {
             .is_some_and(|s| !session_core::text::js_trim(s.as_bytes()).is_empty())
     };
     Some(v.get("internal") == Some(&Value::Bool(true)) && ok("runId") && ok("stageId") && ok("stageName"))
+}
+
+/// Pi's picker key for a path (`getSessionPathKey`): the real path where there is one, else the
+/// path as given; made absolute against the working folder, `.` and `..` taken away.
+pub fn path_key(path: &Path) -> PathBuf {
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let absolute = std::env::current_dir().map(|cwd| cwd.join(&real)).unwrap_or(real);
+    let mut key = PathBuf::new();
+    for part in absolute.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                key.pop();
+            }
+            other => key.push(other),
+        }
+    }
+    key
+}
+
+/// `list --threaded`: the sessions of `listed` (in the listing's order) as Pi's picker threads them
+/// without a search (`buildSessionTree`): forks under the session named by their header's
+/// `parentSession`, each level newest subtree first. Returns the rows, each session's depth, and
+/// the sessions Pi leaves out of that view (their parents form a loop). A `parentSession` that is
+/// not a string (Pi's picker throws on one) is no parent.
+pub fn threaded(listed: Vec<Listed>) -> (Vec<Listed>, Vec<usize>, Vec<Listed>) {
+    let keys: Vec<(PathBuf, Option<PathBuf>, f64)> = listed
+        .par_iter()
+        .map(|l| {
+            let (parent, modified) = match &l.info {
+                Ok(info) => {
+                    // As Node passes a string to the system: lone surrogates as U+FFFD.
+                    let parent = info.parent_session.as_str().filter(|p| !p.is_empty());
+                    let parent = parent.map(|p| path_key(Path::new(&*p.to_str_lossy())));
+                    (parent, info.modified)
+                }
+                Err(_) => (None, f64::NAN),
+            };
+            (path_key(&l.path), parent, modified)
+        })
+        .collect();
+    let rows = session_core::threads::threaded(&keys);
+    let left_out = session_core::threads::unreachable(&keys, &rows);
+    let mut slots: Vec<Option<Listed>> = listed.into_iter().map(Some).collect();
+    let mut placed: Vec<Option<usize>> = vec![None; slots.len()];
+    let (mut ordered, mut depths) = (Vec::with_capacity(rows.len()), Vec::with_capacity(rows.len()));
+    for row in &rows {
+        match slots[row.session].take() {
+            Some(l) => {
+                placed[row.session] = Some(ordered.len());
+                ordered.push(l);
+            }
+            // A session reached twice (its path listed twice): shown twice, as Pi does.
+            None => {
+                let again = placed[row.session].map(|at| ordered[at].clone());
+                ordered.extend(again);
+            }
+        }
+        depths.push(row.depth);
+    }
+    let hidden = left_out.into_iter().filter_map(|k| slots[k].take()).collect();
+    (ordered, depths, hidden)
 }
 
 #[cfg(test)]

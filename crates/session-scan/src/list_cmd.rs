@@ -28,6 +28,10 @@ pub struct ListArgs {
     /// With --atomic: show internal workflow sessions too.
     #[arg(long)]
     include_internal: bool,
+    /// Sessions under the session they were forked from (their header's parentSession), each
+    /// level newest first, as Pi's picker shows them without a search; rows get a "depth".
+    #[arg(long)]
+    threaded: bool,
     /// Only these fields, comma-separated (without allMessagesText, texts are not read).
     #[arg(long, value_delimiter = ',')]
     fields: Option<Vec<String>>,
@@ -277,9 +281,11 @@ fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
         }
     };
     let how = if search.is_some() { how.with_then(&score) } else { how };
-    // A search orders by score: no file can be passed over by its mtime for --limit.
-    let limit = a.limit.filter(|_| search.is_none());
-    let ndjson_stream = a.ndjson && a.limit.is_none() && search.is_none();
+    // A search orders by score, and threads by parents: no file can be passed over by its mtime
+    // for --limit.
+    let reorders = search.is_some() || a.threaded;
+    let limit = a.limit.filter(|_| !reorders);
+    let ndjson_stream = a.ndjson && a.limit.is_none() && !reorders;
     // A whole listing takes each file's mtime as it reads it (in parallel) and sorts after;
     // pruning by metadata and streaming newest first need the mtimes before any read.
     let stat_later = since.is_none() && limit.is_none() && !ndjson_stream;
@@ -323,7 +329,7 @@ fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
                 failed |= report_omitted(&l, true);
                 if keep(&l) && a.limit.is_none_or(|lim| n < lim) {
                     n += 1;
-                    if out.write_all(&ndjson_line(&l, &fields, false)).and_then(|()| out.flush()).is_err() {
+                    if out.write_all(&ndjson_line(&l, &fields, false, None)).and_then(|()| out.flush()).is_err() {
                         return n;
                     }
                 }
@@ -364,19 +370,37 @@ fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
             (l.found.as_ref().map_or(0.0, |f| f.score), l.info.as_ref().map_or(f64::NAN, |i| i.modified))
         });
     }
+    let mut depths = Vec::new();
+    if a.threaded && search.is_none_or(|s| s.query.is_none()) {
+        let hidden;
+        (listed, depths, hidden) = list::threaded(listed);
+        for l in hidden {
+            eprintln!(
+                "session-scan: {}: not in the threaded view: its parent sessions form a loop (Pi leaves it out too)",
+                l.path.display()
+            );
+        }
+    }
     if let Some(lim) = a.limit {
         listed.truncate(lim);
     }
     tally.shown = listed.len();
     let written = if a.ndjson {
-        listed.iter().try_for_each(|l| out.write_all(&ndjson_line(l, &fields, with_hits)))
+        listed
+            .iter()
+            .enumerate()
+            .try_for_each(|(k, l)| out.write_all(&ndjson_line(l, &fields, with_hits, depths.get(k).copied())))
     } else if a.json {
         // Rows are serialised in parallel, a batch at a time: the array is never held whole.
         (|| {
             use rayon::prelude::*;
             out.write_all(b"[")?;
             for (b, batch) in listed.chunks(64).enumerate() {
-                let rows: Vec<Vec<u8>> = batch.par_iter().map(|l| row_json(l, &fields, with_hits)).collect();
+                let rows: Vec<Vec<u8>> = batch
+                    .par_iter()
+                    .enumerate()
+                    .map(|(k, l)| row_json(l, &fields, with_hits, depths.get(b * 64 + k).copied()))
+                    .collect();
                 for (k, row) in rows.iter().enumerate() {
                     out.write_all(if b == 0 && k == 0 { b"\n" } else { b",\n" })?;
                     out.write_all(row)?;
@@ -385,7 +409,7 @@ fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
             out.write_all(if listed.is_empty() { b"]\n" } else { b"\n]\n" })
         })()
     } else {
-        out.write_all(table(&listed).as_bytes())
+        out.write_all(table(&listed, &depths).as_bytes())
     };
     if let Err(e) = written.and_then(|()| out.flush())
         && e.kind() != std::io::ErrorKind::BrokenPipe
@@ -432,13 +456,13 @@ fn report_omitted(l: &Listed, json: bool) -> bool {
 }
 
 /// [`row_json`] and its newline, for `--ndjson`.
-fn ndjson_line(l: &Listed, fields: &[String], with_hits: bool) -> Vec<u8> {
-    let mut line = row_json(l, fields, with_hits);
+fn ndjson_line(l: &Listed, fields: &[String], with_hits: bool, depth: Option<usize>) -> Vec<u8> {
+    let mut line = row_json(l, fields, with_hits, depth);
     line.push(b'\n');
     line
 }
 
-fn row_json(l: &Listed, fields: &[String], with_hits: bool) -> Vec<u8> {
+fn row_json(l: &Listed, fields: &[String], with_hits: bool, depth: Option<usize>) -> Vec<u8> {
     let Ok(info) = &l.info else { return Vec::new() };
     let path = l.path.to_str().map_or_else(|| l.path.to_string_lossy(), std::borrow::Cow::Borrowed);
     // Room for the longest fields as they are, so that the row is not grown while written.
@@ -458,6 +482,12 @@ fn row_json(l: &Listed, fields: &[String], with_hits: bool) -> Vec<u8> {
         if !report::write_info_field(&path, info, f, &mut buf) {
             buf.truncate(key_at);
         }
+    }
+    if let Some(depth) = depth {
+        if buf.len() > 1 {
+            buf.push(b',');
+        }
+        buf.extend_from_slice(format!("\"depth\":{depth}").as_bytes());
     }
     if let Some(found) = &l.found {
         if buf.len() > 1 {
@@ -531,7 +561,7 @@ fn fit(s: &str, w: usize) -> String {
 }
 
 /// A table that fits the terminal: modified, messages, name or first message, cwd.
-fn table(listed: &[Listed]) -> String {
+fn table(listed: &[Listed], depths: &[usize]) -> String {
     let width = table_width();
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let (dim, bold, reset) = if color { ("\x1b[2m", "\x1b[1m", "\x1b[0m") } else { ("", "", "") };
@@ -544,8 +574,12 @@ fn table(listed: &[Listed]) -> String {
         fit("name / first message", title_width),
         "cwd"
     );
-    for l in listed {
+    for (k, l) in listed.iter().enumerate() {
         let Ok(info) = &l.info else { continue };
+        // A fork under its parent: indented, with a branch mark.
+        let depth = depths.get(k).copied().unwrap_or(0);
+        let indent = if depth == 0 { String::new() } else { format!("{}└ ", "  ".repeat(depth - 1)) };
+        let title_width = title_width.saturating_sub(indent.chars().count());
         let modified = if info.modified.is_nan() {
             "?".to_string()
         } else {
@@ -553,8 +587,8 @@ fn table(listed: &[Listed]) -> String {
             iso.get(..16).unwrap_or(&iso).replace('T', " ")
         };
         let title = match &info.name {
-            Some(n) => format!("{bold}{}{reset}", fit(&n.to_str_lossy(), title_width)),
-            None => fit(&info.first_message.to_str_lossy(), title_width),
+            Some(n) => format!("{indent}{bold}{}{reset}", fit(&n.to_str_lossy(), title_width)),
+            None => format!("{indent}{}", fit(&info.first_message.to_str_lossy(), title_width)),
         };
         out.push_str(&format!(
             "{dim}{modified:<16}{reset} {:>6}  {title}  {dim}{}{reset}\n",

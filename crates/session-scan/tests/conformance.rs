@@ -930,3 +930,64 @@ fn hostile_corpus_trees_totals_and_contexts_match_pi_1_6() {
         );
     }
 }
+
+/// `list --threaded` against Pi 1.6's picker in its threaded mode (`corpora/threads`, recorded by
+/// its `record.mjs` through the picker's own session list): forks under their parents through
+/// `./` and `..` spellings, missing and empty parents, each level newest subtree first with ties
+/// and Invalid Dates; sessions whose parents form a loop are left out, as there, and named on stderr.
+#[test]
+fn threaded_view_matches_pi_1_6_picker() {
+    use std::time::{Duration, SystemTime};
+    let corpus = corpora().join("threads");
+    let root = std::env::temp_dir().join(format!("session-scan-threads-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let mut files = Vec::new();
+    for folder in std::fs::read_dir(corpus.join("sessions")).unwrap() {
+        let folder = folder.unwrap().file_name();
+        std::fs::create_dir_all(root.join(&folder)).unwrap();
+        for f in std::fs::read_dir(corpus.join("sessions").join(&folder)).unwrap() {
+            files.push(format!("{}/{}", folder.to_str().unwrap(), f.unwrap().file_name().to_str().unwrap()));
+        }
+    }
+    files.sort();
+    // The mtimes the golden was taken with (see `gen.py`).
+    for (k, rel) in files.iter().enumerate() {
+        std::fs::copy(corpus.join("sessions").join(rel), root.join(rel)).unwrap();
+        let f = std::fs::File::options().write(true).open(root.join(rel)).unwrap();
+        f.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(1_767_225_600 + 60 * k as u64)).unwrap();
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_session-scan"))
+        .args(["list", ".", "--threaded", "--json", "--fields", "path"])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&root).unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let Value::Array(rows) = parse(std::str::from_utf8(&out.stdout).unwrap()) else { panic!() };
+    let ours: Vec<(String, f64)> = rows
+        .iter()
+        .map(|r| {
+            let path = r.get("path").and_then(Value::as_str).unwrap().to_str_lossy().into_owned();
+            let Some(Value::Number(depth)) = r.get("depth") else { panic!("no depth") };
+            (path.strip_prefix("./").unwrap_or(&path).to_string(), *depth)
+        })
+        .collect();
+    let golden = parse(&std::fs::read_to_string(corpus.join("expected/threaded.json")).unwrap());
+    let pi: Vec<(String, f64)> = golden
+        .get("rows")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let r = r.as_array().unwrap();
+            let Value::Number(depth) = r[1] else { panic!() };
+            (r[0].as_str().unwrap().to_str_lossy().into_owned(), depth)
+        })
+        .collect();
+    assert_eq!(ours, pi);
+    assert!(pi.iter().filter(|r| r.1 > 0.0).count() > 20);
+    let left_out = files.len() - pi.len();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(left_out > 0);
+    assert_eq!(stderr.matches("not in the threaded view").count(), left_out, "{stderr}");
+}
