@@ -267,6 +267,19 @@ impl Query {
                 Some(bytes[m.start]..bytes[m.end])
             }
             Query::Tokens(tokens) => {
+                // Most messages hold none of it: they are looked at in the fast lowercase first,
+                // and only a message that holds a word or phrase is mapped back to its bytes.
+                let fast = js_lower(text);
+                let held = tokens.iter().any(|token| match token.kind {
+                    TokenKind::Fuzzy => includes(&fast, &js_lower(token.value.as_bytes())),
+                    TokenKind::Phrase => {
+                        let phrase = normalize_whitespace_lower(token.value.as_bytes());
+                        !phrase.is_empty() && includes_spaced(&fast, &phrase)
+                    }
+                });
+                if !held {
+                    return None;
+                }
                 let (lower, lower_map) = folded(text, false);
                 let normal = OnceCell::new();
                 let mut first: Option<std::ops::Range<usize>> = None;
