@@ -35,7 +35,7 @@ pub struct ListArgs {
     /// Only these fields, comma-separated (without allMessagesText, texts are not read).
     #[arg(long, value_delimiter = ',')]
     fields: Option<Vec<String>>,
-    /// At most N sessions (the newest).
+    /// At most N sessions: the newest (with --threaded or a search, the first in that order).
     #[arg(long)]
     limit: Option<usize>,
     /// Only sessions modified on or after this date (YYYY-MM-DD or an ISO date-time).
@@ -45,12 +45,13 @@ pub struct ListArgs {
     #[arg(long, conflicts_with = "ndjson")]
     json: bool,
     /// One JSON object per line, printed as each file is read (unordered); with --limit, the
-    /// newest N, newest first, printed once they are known.
+    /// newest N, newest first, printed once they are known; with --threaded or a search, in that
+    /// order once it is known.
     #[arg(long)]
     ndjson: bool,
     /// Keep what was listed in a cache file and list unchanged files from it next time
     /// ($XDG_CACHE_HOME/session-scan/list.cache or ~/.cache/session-scan/list.cache). For the
-    /// table, or --fields without allMessagesText (texts are not cached).
+    /// table, or --fields without allMessagesText (texts are not cached); not for a search.
     #[arg(long)]
     cache: bool,
     /// The cache in this file instead (implies --cache).
