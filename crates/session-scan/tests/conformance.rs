@@ -4,24 +4,16 @@
 
 #![allow(clippy::unwrap_used)] // test helpers panic on broken fixtures by design
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use common::{corpora, parse};
 use session_core::Session;
-use session_core::json::{JsStr, Object, Value, parse_value, to_json};
+use session_core::json::{JsStr, Object, Value, to_json};
 use session_core::stats::session_totals;
 use session_scan::report;
-
-/// Parses golden text with the project's own JS-semantics parser, which (unlike serde_json)
-/// keeps lone surrogates.
-fn parse(text: &str) -> Value<'static> {
-    let arena = bumpalo::Bump::new();
-    parse_value(text.as_bytes(), &arena).expect("golden parses").into_owned()
-}
-
-fn corpora() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora")
-}
 
 /// Where a corpus lies: `corpora/NAME`; but `SESSION_SCAN_HOSTILE` may name another folder laid out
 /// as `corpora/hostile` is (`sessions/`, and `expected/` as its `record.sh` writes it): `cargo

@@ -4,20 +4,14 @@
 
 #![allow(clippy::unwrap_used)] // test helpers panic on broken fixtures by design
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 use std::process::Command;
 
-use session_core::json::{Value, parse_value};
+use common::{corpora, parse};
+use session_core::json::Value;
 use session_core::search::{Query, Searched, has_session_name, sort_by_relevance};
-
-fn parse(text: &str) -> Value<'static> {
-    let arena = bumpalo::Bump::new();
-    parse_value(text.as_bytes(), &arena).expect("golden parses").into_owned()
-}
-
-fn corpora() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora")
-}
 
 fn number(v: &Value<'_>) -> f64 {
     match v {
