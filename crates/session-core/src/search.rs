@@ -7,6 +7,8 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
+use crate::text::is_js_whitespace;
+
 /// A tier's scores all rank before the next tier's.
 const TIER_WEIGHT: f64 = 1_000_000.0;
 /// The query text is in the session's name.
@@ -102,7 +104,7 @@ impl Query {
                 in_quote = !in_quote;
                 continue;
             }
-            if !in_quote && is_js_space(ch) {
+            if !in_quote && is_js_whitespace(ch) {
                 flush(&mut buf, TokenKind::Fuzzy, &mut tokens);
                 continue;
             }
@@ -110,7 +112,7 @@ impl Query {
         }
         if in_quote {
             // Unbalanced quotes: plain words split at whitespace, the quotes kept in them.
-            let words = trimmed.split(is_js_space).filter(|w| !w.is_empty());
+            let words = trimmed.split(is_js_whitespace).filter(|w| !w.is_empty());
             return Ok(Some(Query::Tokens(
                 words.map(|w| Token { kind: TokenKind::Fuzzy, value: w.to_string() }).collect(),
             )));
@@ -320,7 +322,7 @@ fn folded(text: &[u8], spaces: bool) -> (Vec<u8>, Vec<usize>) {
         let mut lowered = lowered.chars();
         for c in chunk.valid().chars() {
             let n = if c == 'Σ' { 1 } else { c.to_lowercase().count() };
-            if spaces && is_js_space(c) {
+            if spaces && is_js_whitespace(c) {
                 space = true;
                 lowered.nth(n - 1);
             } else {
@@ -371,7 +373,7 @@ fn snippet(text: &[u8], found: std::ops::Range<usize>) -> String {
     }
     let mut space = false;
     for c in String::from_utf8_lossy(&text[from..to]).chars() {
-        if is_js_space(c) || c.is_control() {
+        if is_js_whitespace(c) || c.is_control() {
             space = true;
             continue;
         }
@@ -551,28 +553,17 @@ fn score_positions(text: &[u16], positions: &[usize]) -> f64 {
 /// `/[\s\-_./:]/` on one code unit.
 fn is_word_boundary(unit: u16) -> bool {
     matches!(u8::try_from(unit), Ok(b'-' | b'_' | b'.' | b'/' | b':'))
-        || char::from_u32(u32::from(unit)).is_some_and(is_js_space)
-}
-
-/// JavaScript's whitespace (`\s`, `trim`): WhiteSpace and LineTerminator.
-pub fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
-    )
+        || char::from_u32(u32::from(unit)).is_some_and(is_js_whitespace)
 }
 
 /// `hasSessionName`: a name with more than whitespace.
 pub fn has_session_name(name: Option<&crate::json::JsStr<'_>>) -> bool {
-    name.is_some_and(|n| {
-        n.as_bytes().utf8_chunks().any(|c| !c.invalid().is_empty() || c.valid().chars().any(|ch| !is_js_space(ch)))
-    })
+    name.is_some_and(|n| !crate::text::js_trim(n.as_bytes()).is_empty())
 }
 
-/// `String.prototype.trim`.
-pub fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_space)
+/// `String.prototype.trim` of a query.
+fn js_trim(s: &str) -> &str {
+    s.trim_matches(is_js_whitespace)
 }
 
 /// `toLowerCase` of WTF-8 text: full Unicode lowercase mappings; lone surrogates and any bytes
@@ -676,16 +667,7 @@ pub fn normalize_whitespace_lower(s: &[u8]) -> Vec<u8> {
 
 /// The length of the JavaScript whitespace character that `s` starts with (UTF-8), else 0.
 fn space_len(s: &[u8]) -> usize {
-    match s {
-        [b'\t'..=b'\r' | b' ', ..] => 1,
-        [0xc2, 0xa0, ..] => 2,
-        [0xe1, 0x9a, 0x80, ..]
-        | [0xe2, 0x80, 0x80..=0x8a | 0xa8 | 0xa9 | 0xaf, ..]
-        | [0xe2, 0x81, 0x9f, ..]
-        | [0xe3, 0x80, 0x80, ..]
-        | [0xef, 0xbb, 0xbf, ..] => 3,
-        _ => 0,
-    }
+    crate::text::leading_ws_len(s).unwrap_or(0)
 }
 
 /// WTF-8 as UTF-16 code units (a lone surrogate is one unit; a byte that is not WTF-8 is
@@ -822,7 +804,7 @@ mod tests {
         for c in (0..0x11_0000).filter_map(char::from_u32) {
             let mut buf = [0; 4];
             let encoded = c.encode_utf8(&mut buf).as_bytes();
-            let expected = if is_js_space(c) { encoded.len() } else { 0 };
+            let expected = if is_js_whitespace(c) { encoded.len() } else { 0 };
             assert_eq!(space_len(encoded), expected, "{c:?}");
         }
         assert_eq!(utf16("a\u{1f600}".as_bytes()), [0x61, 0xd83d, 0xde00]);

@@ -20,7 +20,7 @@ pub fn is_js_whitespace(c: char) -> bool {
 }
 
 /// Length of a JS whitespace character encoded at the start of `b`, if there is one.
-fn leading_ws_len(b: &[u8]) -> Option<usize> {
+pub(crate) fn leading_ws_len(b: &[u8]) -> Option<usize> {
     match b {
         [0x09..=0x0d | b' ', ..] => Some(1),
         [0xc2, 0xa0, ..] => Some(2),
