@@ -44,8 +44,19 @@ fn usage_events(files: Vec<(std::path::PathBuf, Vec<u8>)>) -> usize {
     black_box(usage_events_all(&files))
 }
 
+/// The first 40 sessions of the sample corpus: the edge corpus has almost no message text.
+fn sample_head(name: &str) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    corpus(name).into_iter().take(40).collect()
+}
+
+#[library_benchmark]
+#[bench::sample(args = ("sample-16"), setup = sample_head)]
+fn search(files: Vec<(std::path::PathBuf, Vec<u8>)>) -> usize {
+    black_box(search_all(&files))
+}
+
 library_benchmark_group!(
     name = hot_paths;
-    benchmarks = load, totals, session_info, picker_info, context, usage_events
+    benchmarks = load, totals, session_info, picker_info, context, usage_events, search
 );
 main!(library_benchmark_groups = hot_paths);

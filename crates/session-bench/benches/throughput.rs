@@ -19,6 +19,7 @@ fn paths(c: &mut Criterion) {
     g.bench_function("context", |b| b.iter(|| contexts_all(&files)));
     g.bench_function("session-info-picker", |b| b.iter(|| picker_infos_all(&files)));
     g.bench_function("usage-events", |b| b.iter(|| usage_events_all(&files)));
+    g.bench_function("search", |b| b.iter(|| search_all(&files)));
     g.finish();
 }
 

@@ -122,6 +122,31 @@ pub fn usage_events_all(files: &[(PathBuf, Vec<u8>)]) -> usize {
         .sum()
 }
 
+/// The picker search of every file (`session-scan search`): its `SessionInfo` with each message's
+/// place, then three queries (two words, a phrase, a pattern) scored, with up to three hits each.
+pub fn search_all(files: &[(PathBuf, Vec<u8>)]) -> usize {
+    use session_core::search::{Query, Searched};
+    let queries: Vec<Query> = ["parser tree", "\"auth refactor\"", "re:session\\w+timeout"]
+        .iter()
+        .filter_map(|q| Query::parse(q).ok().flatten())
+        .collect();
+    let mut found = 0;
+    for (_, bytes) in files {
+        let texts = session_core::info::Texts::DecodedWithPieces;
+        let Ok(info) = session_core::info::session_info_with(bytes, 0.0, texts) else { continue };
+        let id = info.id.to_js_string();
+        let text = &info.all_messages_text;
+        let searched =
+            Searched { name: info.name.as_ref().map(|n| n.as_bytes()), id: &id, cwd: info.cwd.as_bytes(), text };
+        for q in &queries {
+            if q.score(&searched).is_some() {
+                found += 1 + q.hits(text, &info.text_pieces, 3).len();
+            }
+        }
+    }
+    found
+}
+
 /// `SessionInfo` of every file.
 pub fn infos_all(files: &[(PathBuf, Vec<u8>)]) -> u64 {
     files.iter().filter_map(|(_, b)| session_core::info::session_info(b, 0.0, true).ok()).map(|i| i.message_count).sum()
