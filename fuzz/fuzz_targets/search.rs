@@ -15,10 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let pieces: Vec<&[u8]> = info.text_pieces.iter().map(|p| &text[p.range.clone()]).collect();
     assert_eq!(&pieces.join(&b' '), text);
     let Ok(Some(q)) = Query::parse(&query) else { return };
-    let id = match info.id.as_str() {
-        Some(s) => s.as_bytes().to_vec(),
-        None => info.id.to_js_string(),
-    };
+    let id = info.id.to_js_string();
     let searched = Searched { name: info.name.as_ref().map(|n| n.as_bytes()), id: &id, cwd: info.cwd.as_bytes(), text };
     let score = q.score(&searched);
     let hits = q.hits(text, &info.text_pieces, 4);

@@ -113,17 +113,20 @@ impl<'a> Field<'a> {
         }
     }
 
-    /// `String(value)`, as a regular expression's `test` reads a value that is not a string:
-    /// `undefined`, `null`, numbers as JavaScript prints them, arrays joined, objects as
-    /// `[object Object]`.
-    pub fn to_js_string(&self) -> Vec<u8> {
+    /// `String(value)`, as a regular expression's `test` reads a value: a string as it is
+    /// (borrowed), `undefined`, `null`, numbers as JavaScript prints them, arrays joined, objects
+    /// as `[object Object]`.
+    pub fn to_js_string(&self) -> Cow<'_, [u8]> {
+        if let Field::Str(s) = self {
+            return Cow::Borrowed(s.as_bytes());
+        }
         let mut out = Vec::new();
         match self.to_value() {
             None => out.extend_from_slice(b"undefined"),
             Some(Value::Null) => out.extend_from_slice(b"null"),
             Some(v) => crate::info::join_text(Some(&v), &mut out),
         }
-        out
+        Cow::Owned(out)
     }
 
     /// Whether the value equals the string `s`.

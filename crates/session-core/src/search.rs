@@ -34,6 +34,19 @@ pub struct Token {
     pub kind: TokenKind,
     /// Its text, trimmed.
     pub value: String,
+    /// What is looked for, made once: a word lowercased, a phrase also with its whitespace runs
+    /// as one space (empty for a phrase of whitespace, which Pi skips).
+    pub needle: Vec<u8>,
+}
+
+impl Token {
+    fn new(kind: TokenKind, value: &str) -> Token {
+        let needle = match kind {
+            TokenKind::Fuzzy => js_lower(value.as_bytes()).into_owned(),
+            TokenKind::Phrase => normalize_whitespace_lower(value.as_bytes()),
+        };
+        Token { kind, value: value.to_string(), needle }
+    }
 }
 
 /// A parsed query (`parseSearchQuery`).
@@ -93,7 +106,7 @@ impl Query {
         let flush = |buf: &mut String, kind: TokenKind, tokens: &mut Vec<Token>| {
             let v = js_trim(buf);
             if !v.is_empty() {
-                tokens.push(Token { kind, value: v.to_string() });
+                tokens.push(Token::new(kind, v));
             }
             buf.clear();
         };
@@ -113,9 +126,7 @@ impl Query {
         if in_quote {
             // Unbalanced quotes: plain words split at whitespace, the quotes kept in them.
             let words = trimmed.split(is_js_whitespace).filter(|w| !w.is_empty());
-            return Ok(Some(Query::Tokens(
-                words.map(|w| Token { kind: TokenKind::Fuzzy, value: w.to_string() }).collect(),
-            )));
+            return Ok(Some(Query::Tokens(words.map(|w| Token::new(TokenKind::Fuzzy, w)).collect())));
         }
         flush(&mut buf, TokenKind::Fuzzy, &mut tokens);
         Ok(Some(Query::Tokens(tokens)))
@@ -140,16 +151,11 @@ impl Query {
                 let lower_text = OnceCell::new();
                 let mut total = 0.0;
                 for token in tokens {
-                    let text = lower_text.get_or_init(|| js_lower(s.text).into_owned());
+                    let text: &[u8] = lower_text.get_or_init(|| js_lower(s.text));
                     let score = match token.kind {
-                        TokenKind::Phrase => {
-                            let phrase = normalize_whitespace_lower(token.value.as_bytes());
-                            if phrase.is_empty() {
-                                continue;
-                            }
-                            phrase_score(s, &phrase, text)
-                        }
-                        TokenKind::Fuzzy => fuzzy_token_score(s, &token.value, text),
+                        TokenKind::Phrase if token.needle.is_empty() => continue,
+                        TokenKind::Phrase => phrase_score(s, &token.needle, text),
+                        TokenKind::Fuzzy => fuzzy_token_score(s, token, text),
                     };
                     total += score?;
                 }
@@ -273,11 +279,8 @@ impl Query {
                 // and only a message that holds a word or phrase is mapped back to its bytes.
                 let fast = js_lower(text);
                 let held = tokens.iter().any(|token| match token.kind {
-                    TokenKind::Fuzzy => includes(&fast, &js_lower(token.value.as_bytes())),
-                    TokenKind::Phrase => {
-                        let phrase = normalize_whitespace_lower(token.value.as_bytes());
-                        !phrase.is_empty() && includes_spaced(&fast, &phrase)
-                    }
+                    TokenKind::Fuzzy => includes(&fast, &token.needle),
+                    TokenKind::Phrase => !token.needle.is_empty() && includes_spaced(&fast, &token.needle),
                 });
                 if !held {
                     return None;
@@ -286,17 +289,18 @@ impl Query {
                 let normal = OnceCell::new();
                 let mut first: Option<std::ops::Range<usize>> = None;
                 for token in tokens {
-                    let (needle, (hay, map)) = match token.kind {
-                        TokenKind::Fuzzy => (js_lower(token.value.as_bytes()).into_owned(), (&lower, &lower_map)),
-                        TokenKind::Phrase => {
-                            let (t, m) = normal.get_or_init(|| folded(text, true));
-                            (normalize_whitespace_lower(token.value.as_bytes()), (t, m))
-                        }
-                    };
+                    let needle = &token.needle;
                     if needle.is_empty() {
                         continue;
                     }
-                    if let Some(at) = memchr::memmem::find(hay, &needle) {
+                    let (hay, map) = match token.kind {
+                        TokenKind::Fuzzy => (&lower, &lower_map),
+                        TokenKind::Phrase => {
+                            let (t, m) = normal.get_or_init(|| folded(text, true));
+                            (t, m)
+                        }
+                    };
+                    if let Some(at) = memchr::memmem::find(hay, needle) {
                         let range = map[at]..map[at + needle.len()];
                         if first.as_ref().is_none_or(|f| range.start < f.start) {
                             first = Some(range);
@@ -410,13 +414,13 @@ fn literal_token_score(s: &Searched<'_>, value: &[u8], text: &[u8]) -> Option<f6
 }
 
 /// `matchFuzzyToken`.
-fn fuzzy_token_score(s: &Searched<'_>, value: &str, text: &[u8]) -> Option<f64> {
-    if let Some(score) = literal_token_score(s, &js_lower(value.as_bytes()), text) {
+fn fuzzy_token_score(s: &Searched<'_>, token: &Token, text: &[u8]) -> Option<f64> {
+    if let Some(score) = literal_token_score(s, &token.needle, text) {
         return Some(score);
     }
     let mut best: Option<f64> = None;
     for field in [s.name.unwrap_or_default(), s.cwd] {
-        if let Some(score) = fuzzy_match(value.as_bytes(), field)
+        if let Some(score) = fuzzy_match(token.value.as_bytes(), field)
             && best.is_none_or(|b| score < b)
         {
             best = Some(score);
@@ -925,7 +929,7 @@ mod tests {
                 assert!(!single || score.is_some(), "{query:?} in {text:?}");
             }
             if let Query::Tokens(tokens) = &q
-                && let [Token { kind: TokenKind::Fuzzy, value }] = &tokens[..]
+                && let [Token { kind: TokenKind::Fuzzy, value, .. }] = &tokens[..]
                 && includes(&js_lower(&text), &js_lower(value.as_bytes()))
             {
                 assert!(score.is_some(), "{query:?} in {text:?}");

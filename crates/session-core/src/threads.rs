@@ -4,6 +4,17 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
+/// The threaded view: its rows, and the sessions it leaves out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Threads {
+    /// The rows, in order.
+    pub rows: Vec<Row>,
+    /// The sessions whose parent chain never reaches a root (parent loops), as Pi leaves them
+    /// out; a session whose key a later one repeats is shown as that one (Pi's map keeps the
+    /// last), so it is not among them.
+    pub left_out: Vec<usize>,
+}
+
 /// One row of the threaded view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Row {
@@ -18,8 +29,8 @@ pub struct Row {
 /// parent is listed goes under it; the others are roots. Roots, and each node's children, are
 /// ordered by the latest `modified` of their subtrees (newest first; `NaN` as JavaScript sorts and
 /// `Math.max` it). Sessions whose parents form a loop are under no root and are not in the view,
-/// as in Pi; [`unreachable`] names them.
-pub fn threaded<K: Hash + Eq>(sessions: &[(K, Option<K>, f64)]) -> Vec<Row> {
+/// as in Pi; [`Threads::left_out`] names them.
+pub fn threaded<K: Hash + Eq>(sessions: &[(K, Option<K>, f64)]) -> Threads {
     let tree = Tree::new(sessions);
     let mut rows = Vec::with_capacity(sessions.len());
     // Depth first, children in order, without recursion (a chain may be long).
@@ -28,27 +39,14 @@ pub fn threaded<K: Hash + Eq>(sessions: &[(K, Option<K>, f64)]) -> Vec<Row> {
         rows.push(Row { session: node, depth });
         stack.extend(tree.children[node].iter().rev().map(|&c| (c, depth + 1)));
     }
-    rows
-}
-
-/// The sessions [`threaded`] leaves out: those whose parent chain never reaches a root.
-pub fn unreachable<K: Hash + Eq>(sessions: &[(K, Option<K>, f64)], rows: &[Row]) -> Vec<usize> {
-    let mut shown = vec![false; sessions.len()];
-    for r in rows {
-        shown[r.session] = true;
-    }
-    // A key listed twice stands for its last session (Pi's map keeps the last), so the first is
-    // shown in its place: only sessions never reached count.
-    let mut last = HashMap::new();
-    for (k, (key, _, _)) in sessions.iter().enumerate() {
-        last.insert(key, k);
-    }
-    (0..sessions.len()).filter(|&k| !shown[k] && last.get(&sessions[k].0) == Some(&k)).collect()
+    Threads { rows, left_out: tree.left_out }
 }
 
 struct Tree {
     roots: Vec<usize>,
     children: Vec<Vec<usize>>,
+    /// Nodes under no root.
+    left_out: Vec<usize>,
 }
 
 impl Tree {
@@ -90,7 +88,10 @@ impl Tree {
         for list in &mut children {
             crate::jssort::js_sort(list, by_latest);
         }
-        Tree { roots, children }
+        // The nodes the walk above never reached (a session whose key a later one repeats is no
+        // node of its own).
+        let left_out = (0..sessions.len()).filter(|&k| !seen[k] && node_of[&sessions[k].0] == k).collect();
+        Tree { roots, children, left_out }
     }
 }
 
@@ -105,7 +106,7 @@ mod tests {
 
     fn view(sessions: &[(&str, Option<&str>, f64)]) -> Vec<(&'static str, usize)> {
         let names = ["a", "b", "c", "d", "e", "f"];
-        threaded(sessions).iter().map(|r| (names[r.session], r.depth)).collect()
+        threaded(sessions).rows.iter().map(|r| (names[r.session], r.depth)).collect()
     }
 
     #[test]
@@ -122,9 +123,8 @@ mod tests {
     #[test]
     fn loops_are_left_out_and_named() {
         let s = [("a", Some("b"), 1.0), ("b", Some("a"), 2.0), ("c", Some("c"), 3.0), ("d", None, 4.0)];
-        let rows = threaded(&s);
         assert_eq!(view(&s), [("d", 0)]);
-        assert_eq!(unreachable(&s, &rows), [0, 1, 2]);
+        assert_eq!(threaded(&s).left_out, [0, 1, 2]);
     }
 
     #[test]

@@ -640,8 +640,7 @@ pub fn threaded(listed: Vec<Listed>) -> (Vec<Listed>, Vec<usize>, Vec<Listed>) {
             (path_key(&l.path), parent, modified)
         })
         .collect();
-    let rows = session_core::threads::threaded(&keys);
-    let left_out = session_core::threads::unreachable(&keys, &rows);
+    let session_core::threads::Threads { rows, left_out } = session_core::threads::threaded(&keys);
     let mut slots: Vec<Option<Listed>> = listed.into_iter().map(Some).collect();
     let mut placed: Vec<Option<usize>> = vec![None; slots.len()];
     let (mut ordered, mut depths) = (Vec::with_capacity(rows.len()), Vec::with_capacity(rows.len()));

@@ -178,7 +178,7 @@ fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
     let query = search.and_then(|s| s.query.as_ref());
     // A query is matched against the decoded texts.
     let texts = match (query, print_texts) {
-        (Some(_), _) if search.is_some_and(|s| s.hits > 0) => list::Texts::DecodedWithPieces,
+        (Some(_), _) if with_hits => list::Texts::DecodedWithPieces,
         (Some(_), _) => list::Texts::Decoded,
         (None, true) => list::Texts::Json,
         (None, false) => list::Texts::Skip,
@@ -259,10 +259,7 @@ fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
             return;
         }
         if let Some(query) = &search.query {
-            let id = match info.id.as_str() {
-                Some(s) => std::borrow::Cow::Borrowed(s.as_bytes()),
-                None => std::borrow::Cow::Owned(info.id.to_js_string()),
-            };
+            let id = info.id.to_js_string();
             let score = query.score(&session_core::search::Searched {
                 name: info.name.as_ref().map(|n| n.as_bytes()),
                 id: &id,
