@@ -4,13 +4,19 @@
 # that name each other, one that names itself, chains up to six deep, tied and Invalid `modified`
 # times. Parent paths are relative to the store's root: the recorder and the test run there.
 # The test and record.mjs set each file's mtime to 1767225600 + 60 * k, k its place in name order.
-import os, random
-r = random.Random(11)
+# `python3 gen.py [SEED [COUNT]]` (default 11 and 64, the committed store) writes another store of
+# the kind for `cargo xtask differential --shape threads`; other seeds also spell parents with a
+# trailing or doubled slash, a `./` inside, or through a folder that is not there (`nope/../`).
+import os, random, sys
+seed = int(sys.argv[1]) if len(sys.argv) > 1 else 11
+count = int(sys.argv[2]) if len(sys.argv) > 2 else 64
+more_spellings = (seed, count) != (11, 64)
+r = random.Random(seed)
 folders = ['--home-u-proj--', '--home-u-other--', '--tmp-x y--']
 for f in folders:
     os.makedirs(os.path.join('sessions', f), exist_ok=True)
 made = []
-for k in range(64):
+for k in range(count):
     folder = folders[k % 3 if k % 5 else 0]
     sid = '01a0%04x-0000-7000-8000-%012d' % (k, k)
     name = '2026-01-01T00-%02d-%02d-000Z_%s.jsonl' % (k // 60, k % 60, sid)
@@ -24,6 +30,8 @@ for k in range(64):
             p = './' + p
         elif spelling < 0.25:
             p = p.split('/')[0] + '/../' + p
+        elif more_spellings and spelling < 0.45:
+            p = r.choice([p + '/', p.replace('/', '//'), p.replace('/', '/./'), 'nope/../' + p])
         parent = p
     elif roll < 0.62:
         parent = folder + '/missing-%d.jsonl' % k
@@ -35,7 +43,7 @@ for k in range(64):
         parent = rel  # names itself
     if k == 50:
         parent = made[-1]
-    if k == 49:
+    if k == 49 and count > 50:
         # names the next session, which names it back (k == 50 above)
         parent = folders[50 % 3 if 50 % 5 else 0] + '/2026-01-01T00-00-50-000Z_01a00032-0000-7000-8000-000000000050.jsonl'
     hour = r.choice([1, 2, 3, 3, 4, 5, 6])

@@ -1,10 +1,12 @@
-//! `cargo xtask differential [--seeds A-B] [--files N] [--shape listing|tree] [--trees [--oracle DIR]]`: random hostile
+//! `cargo xtask differential [--seeds A-B] [--files N] [--shape listing|tree|threads] [--trees [--oracle DIR]]`: random hostile
 //! stores, written by `corpora/hostile/gen.py` with other seeds, listed by Pi 1.6 (its npm package,
 //! in Node) and by `session-scan`, and compared row by row and field by field. With `--trees`, each
 //! store's trees, totals and contexts too: recorded by the oracle (`../shared/oracle`, or `--oracle
 //! DIR` with its packages installed) through `corpora/hostile/record.sh`, and checked by the hostile
 //! corpus's conformance tests run on that store; and Pi's picker search of the store's listing
-//! (`corpora/search/record.mjs`), checked by the search tests. Needs `python3`, `node` and `npm`.
+//! (`corpora/search/record.mjs`), checked by the search tests. `--shape threads` writes stores of
+//! forks with `corpora/threads/gen.py` instead, threaded by Pi's picker and by `list --threaded`.
+//! Needs `python3`, `node` and `npm`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,6 +38,13 @@ pub fn differential(
     trees: Option<Option<PathBuf>>,
 ) -> anyhow::Result<()> {
     let target = root().join("target");
+    if shape == "threads" {
+        let oracle = match trees {
+            Some(Some(dir)) => std::fs::canonicalize(&dir).with_context(|| format!("--oracle {}", dir.display()))?,
+            _ => install_oracle(&target)?,
+        };
+        return threads(seeds, files, &oracle);
+    }
     let (pi, _) = reference_packages(&target)?;
     run(Command::new("cargo").args(["build", "--release", "-p", "session-scan"]).current_dir(root()))?;
     let oracle = match trees {
@@ -136,6 +145,48 @@ pub fn differential(
     }
     if failed > 0 {
         bail!("{failed} comparisons with Pi 1.6 failed (stores kept under target/differential)");
+    }
+    Ok(())
+}
+
+/// `--shape threads`: for each seed, a store written by `corpora/threads/gen.py SEED FILES`, threaded
+/// by Pi 1.6's picker (`corpora/threads/record.mjs`) and by `list --threaded` (the conformance test
+/// run on it through `SESSION_SCAN_THREADS`), row by row and depth by depth.
+fn threads(seeds: std::ops::RangeInclusive<u64>, files: usize, oracle: &Path) -> anyhow::Result<()> {
+    run(Command::new("cargo")
+        .args(["test", "-q", "-p", "session-scan", "--test", "conformance", "--no-run"])
+        .current_dir(root()))?;
+    let corpus = root().join("corpora/threads");
+    let mut failed = 0;
+    for seed in seeds {
+        let dir = root().join("target/differential").join(format!("threads-seed-{seed}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)?;
+        run(Command::new("python3")
+            .arg(corpus.join("gen.py"))
+            .args([seed.to_string(), files.to_string()])
+            .current_dir(&dir))?;
+        run(Command::new("node").arg(corpus.join("record.mjs")).arg(oracle).current_dir(&dir))?;
+        let out = Command::new("cargo")
+            .args(["test", "-q", "-p", "session-scan", "--test", "conformance", "threaded_view", "--", "--nocapture"])
+            .env("SESSION_SCAN_THREADS", &dir)
+            .current_dir(root())
+            .output()?;
+        let printed = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match printed.lines().find_map(|l| Some(&l[l.find("threads ")?..])) {
+            Some(counts) if out.status.success() => println!("seed {seed}: {counts}"),
+            _ => {
+                failed += 1;
+                let why: Vec<&str> =
+                    stderr.lines().filter(|l| l.contains("panicked") || l.contains("differs")).collect();
+                let why = if why.is_empty() { stderr.lines().rev().take(6).collect() } else { why };
+                println!("seed {seed}: the threaded view DIFFERS: {}", why.join(" | "));
+            }
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} threaded views differ from Pi 1.6's (stores kept under target/differential)");
     }
     Ok(())
 }
