@@ -144,6 +144,12 @@ fn main() -> ExitCode {
         Command::List(_) | Command::Search(_) | Command::Usage(_) => return ExitCode::from(2),
     };
     let paths = expand_paths(&args.files);
+    // A folder with no session file in it (a mistyped root, say) is said, not passed in silence.
+    for dir in args.files.iter().filter(|a| a.is_dir()) {
+        if !paths.iter().any(|p| p.starts_with(dir)) {
+            eprintln!("{}: no *.jsonl session files under this folder", dir.display());
+        }
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut failed = false;

@@ -63,6 +63,24 @@ fn exit_codes_are_zero_one_and_two() {
 }
 
 #[test]
+fn a_folder_without_session_files_is_named_on_stderr() {
+    let dir = scratch("empty-folder");
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let full = dir.join("full");
+    std::fs::create_dir_all(&full).unwrap();
+    good_file(&full, "ok.jsonl");
+    for command in ["tree", "stats", "context"] {
+        let out = run(scan().arg(command).arg(&empty).arg(&full));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{command}: {stderr}");
+        assert_eq!(stderr.trim(), format!("{}: no *.jsonl session files under this folder", empty.display()));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("ok.jsonl"), "{command}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn json_errors_name_the_file_line_and_byte_offset() {
     let dir = scratch("errors");
     let ok = good_file(&dir, "ok.jsonl");
