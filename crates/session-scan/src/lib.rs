@@ -8,6 +8,7 @@ mod mmap;
 pub mod ordered;
 pub mod read;
 pub mod report;
+pub mod resolve;
 pub mod usage;
 
 pub use read::{FileBytes, ReadStrategy, expand_paths, read_file, read_file_into};

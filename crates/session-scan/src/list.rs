@@ -109,8 +109,9 @@ fn basename(p: &Path) -> String {
     p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
-/// Names ending in `.jsonl` (case-sensitive) in one directory; none if it cannot be read.
-fn jsonl_names(dir: &Path) -> Vec<String> {
+/// Names ending in `.jsonl` (case-sensitive) in one directory, in byte order (as Node's
+/// `readdirSync` gives them); none if it cannot be read.
+pub(crate) fn jsonl_names(dir: &Path) -> Vec<String> {
     let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
     // As Node decodes names (invalid UTF-8 replaced); valid ones checked by the fast validator.
     let name = |e: std::fs::DirEntry| e.file_name().into_string().unwrap_or_else(|n| n.to_string_lossy().into_owned());
@@ -447,6 +448,19 @@ pub fn read_infos_streaming(candidates: &[Candidate], how: Reading<'_>, tx: std:
     );
 }
 
+/// What `list(cwd, dir)` (a [`Scope::Dir`]) or `listAll()` returns: every session Pi lists there,
+/// picker fields only, newest first.
+pub fn listing(scope: &Scope) -> Vec<Listed> {
+    let mut listed = read_infos(&discover(scope), Reading::new(Texts::Skip, false));
+    let filter = match scope {
+        Scope::Dir { filter, .. } => filter.as_deref(),
+        Scope::All { .. } => None,
+    };
+    listed.retain(|l| l.info.as_ref().is_ok_and(|info| filter.is_none_or(|c| cwd_matches(info, c))));
+    sort_by_modified(&mut listed);
+    listed
+}
+
 /// `sortSessionInfos`: newest `modified` first, stable, invalid dates as equal.
 pub fn sort_by_modified(listed: &mut [Listed]) {
     session_core::jssort::js_sort(listed, |a, b| match (&a.info, &b.info) {
@@ -466,13 +480,20 @@ pub fn encode_cwd(resolved: &str) -> String {
 /// `resolvePath` on POSIX: `~` expanded, `file://` URLs converted, then `path.resolve` against
 /// the process's cwd (`.`/`..` resolved, doubled and trailing separators dropped).
 pub fn resolve_path(input: &str) -> String {
+    let cwd = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_else(|_| "/".into());
+    resolve_path_from(input, &cwd)
+}
+
+/// `resolvePath(input, base)`: [`resolve_path`] with a relative `input` taken from `base` (itself
+/// resolved first) instead of the process's cwd.
+pub fn resolve_path_from(input: &str, base: &str) -> String {
     let mut p = match input.strip_prefix("file://") {
         Some(rest) => percent_decode(rest),
         None => expand_tilde(input, &home()),
     };
     if !p.starts_with('/') {
-        let cwd = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_else(|_| "/".into());
-        p = format!("{cwd}/{p}");
+        let base = if base.starts_with('/') { base.to_string() } else { resolve_path(base) };
+        p = format!("{base}/{p}");
     }
     let mut parts: Vec<&str> = Vec::new();
     for seg in p.split('/') {

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod list_cmd;
+mod resolve_cmd;
 mod usage_cmd;
 use session_core::json::{JsStr, Value, write_json};
 use session_scan::report;
@@ -44,6 +45,8 @@ enum Command {
     Search(list_cmd::SearchArgs),
     /// Tokens and cost by day, week, month, session, project or model; fork copies counted once.
     Usage(usage_cmd::UsageArgs),
+    /// The session file `pi --session ARG` or `pi -c` would open (resolveSessionPath, continueRecent).
+    Resolve(resolve_cmd::ResolveArgs),
 }
 
 #[derive(clap::Args)]
@@ -125,6 +128,7 @@ fn main() -> ExitCode {
         Command::List(a) => Some(list_cmd::run(a)),
         Command::Search(a) => Some(list_cmd::search(a)),
         Command::Usage(a) => Some(usage_cmd::run(a)),
+        Command::Resolve(a) => Some(resolve_cmd::run(a)),
         _ => None,
     };
     if let Some(result) = own_command {
@@ -141,7 +145,7 @@ fn main() -> ExitCode {
         Command::Tree(a) => (a, Which::Tree),
         Command::Stats(a) => (a, Which::Stats),
         Command::Context(c) => (&c.files, Which::Context(c)),
-        Command::List(_) | Command::Search(_) | Command::Usage(_) => return ExitCode::from(2),
+        Command::List(_) | Command::Search(_) | Command::Usage(_) | Command::Resolve(_) => return ExitCode::from(2),
     };
     let paths = expand_paths(&args.files);
     // A folder with no session file in it (a mistyped root, say) is said, not passed in silence.

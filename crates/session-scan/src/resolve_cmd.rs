@@ -1,0 +1,122 @@
+//! `session-scan resolve`: which session file `pi --session ARG` or `pi -c` would open.
+
+use std::path::PathBuf;
+
+use session_scan::list;
+use session_scan::resolve::{self, NotASession, Places, Recent, Resolved};
+
+/// `session-scan resolve`.
+#[derive(clap::Args)]
+pub struct ResolveArgs {
+    /// A session file, id or id prefix, as `pi --session` (or `--fork`) takes it.
+    #[arg(required_unless_present = "continue_recent", conflicts_with = "continue_recent")]
+    session: Option<String>,
+    /// The session `pi -c` would continue instead: the newest session file by mtime in the cwd's
+    /// folder whose header is found.
+    #[arg(long = "continue", short = 'c')]
+    continue_recent: bool,
+    /// As Pi run in this folder (default: the current folder).
+    #[arg(long)]
+    cwd: Option<String>,
+    /// Pi's --session-dir, a flat session folder (default: Pi's own override from the environment
+    /// or the settings, if there is one).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// One JSON object: {"type":"path"|"local"|"global"|"not_found","path"?,"cwd"?}, or with
+    /// --continue {"type":"recent"|"new","path"?}.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs it: `Ok(true)` when nothing was found (exit 1).
+pub fn run(a: &ResolveArgs) -> anyhow::Result<bool> {
+    let process_cwd = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_else(|_| "/".into());
+    let cwd = list::resolve_path(a.cwd.as_deref().unwrap_or(&process_cwd));
+    let session_dir = a.dir.clone().or_else(|| list::session_dir_override(false, std::path::Path::new(&cwd)));
+    let places = Places::new(cwd, &list::default_root(false), session_dir);
+    let mut row: Vec<(&str, String)> = Vec::new();
+    let found = if a.continue_recent {
+        let mut passed_over = |path: &std::path::Path, why: &NotASession| {
+            if *why == NotASession::NotRegular {
+                eprintln!(
+                    "session-scan: {}: not a regular file, passed over (Pi's discovery would wait on it for a writer)",
+                    path.display()
+                );
+            }
+        };
+        match resolve::most_recent(&places.cwd_dir, places.filter.as_deref(), &mut passed_over) {
+            Recent::Found(path) => {
+                row.extend([("type", "recent".into()), ("path", path.to_string_lossy().into_owned())]);
+                true
+            }
+            Recent::None => {
+                eprintln!(
+                    "session-scan: no session to continue in {}: pi -c would start a new one",
+                    places.cwd_dir.display()
+                );
+                row.push(("type", "new".into()));
+                false
+            }
+            Recent::GivenUp(path) => {
+                eprintln!(
+                    "session-scan: {}: cannot be read for its mtime, so Pi's discovery gives up on the folder: pi -c would start a new session",
+                    path.display()
+                );
+                row.push(("type", "new".into()));
+                false
+            }
+        }
+    } else {
+        let arg = a.session.as_deref().unwrap_or_default();
+        let mut non_string_id = |l: &list::Listed| {
+            eprintln!(
+                "session-scan: {}: its id is not a string, passed over (pi stops with a TypeError here)",
+                l.path.display()
+            );
+        };
+        match resolve::resolve_session(arg, &places, &mut non_string_id) {
+            Resolved::Path(path) => {
+                row.extend([("type", "path".into()), ("path", path.to_string_lossy().into_owned())])
+            }
+            Resolved::Local(path) => {
+                row.extend([("type", "local".into()), ("path", path.to_string_lossy().into_owned())])
+            }
+            Resolved::Global { path, cwd } => {
+                eprintln!(
+                    "session-scan: {}: in another project ({cwd}): pi would offer to fork it into this one",
+                    path.display()
+                );
+                row.extend([("type", "global".into()), ("path", path.to_string_lossy().into_owned()), ("cwd", cwd)]);
+            }
+            Resolved::NotFound => {
+                eprintln!("session-scan: no session matches {arg:?}");
+                row.push(("type", "not_found".into()));
+            }
+        }
+        row[0].1 != "not_found"
+    };
+    let mut out = Vec::new();
+    if a.json {
+        out.push(b'{');
+        for (k, (key, value)) in row.iter().enumerate() {
+            if k > 0 {
+                out.push(b',');
+            }
+            session_core::json::write_string(key.as_bytes(), &mut out);
+            out.push(b':');
+            session_core::json::write_string(value.as_bytes(), &mut out);
+        }
+        out.extend_from_slice(b"}\n");
+    } else if let Some((_, path)) = row.iter().find(|(key, _)| *key == "path") {
+        out.extend_from_slice(path.as_bytes());
+        out.push(b'\n');
+    }
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_all(&out).and_then(|()| stdout.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(e.into());
+    }
+    Ok(!found)
+}
