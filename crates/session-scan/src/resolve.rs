@@ -39,32 +39,40 @@ pub enum NotASession {
 /// header; lines end at `\n` only, and a header that does not end within the first MiB is not
 /// found, unless the file ends exactly there.
 pub fn discovery_header(path: &Path) -> Result<Header, NotASession> {
-    let (file, meta) = crate::read::open_regular(path).map_err(|e| {
+    let (file, _) = crate::read::open_regular(path).map_err(|e| {
         if e.to_string() == "not a regular file" {
             NotASession::NotRegular
         } else {
             NotASession::Unreadable(e.to_string())
         }
     })?;
-    let mut bytes = Vec::with_capacity(meta.len().min(HEADER_SCAN_BYTES) as usize);
-    file.take(HEADER_SCAN_BYTES + 1).read_to_end(&mut bytes).map_err(|e| NotASession::Unreadable(e.to_string()))?;
-    let whole = bytes.len() as u64 <= HEADER_SCAN_BYTES;
-    bytes.truncate(HEADER_SCAN_BYTES as usize);
-    let mut rest = &bytes[..];
+    // Read a little at a time, as Pi does (4 KiB): the header is nearly always the first line.
+    let mut file = file.take(HEADER_SCAN_BYTES + 1);
+    let (mut bytes, mut chunk) = (Vec::new(), [0u8; 8192]);
+    // Where the current line starts, and how far it has been searched for its end.
+    let (mut line_start, mut searched) = (0, 0);
     loop {
-        let (line, ended) = match memchr::memchr(b'\n', rest) {
-            Some(end) => (&rest[..end], true),
-            // The piece after the last newline counts only when the file ends within the scan.
-            None if whole => (rest, false),
-            None => return Err(NotASession::NoHeader),
-        };
-        if let Some(found) = header_candidate(line) {
-            return found.ok_or(NotASession::NoHeader);
+        let n = file.read(&mut chunk).map_err(|e| NotASession::Unreadable(e.to_string()))?;
+        bytes.extend_from_slice(&chunk[..n]);
+        // Only lines that end within the scan count.
+        let scanned = bytes.len().min(HEADER_SCAN_BYTES as usize);
+        while let Some(end) = memchr::memchr(b'\n', &bytes[searched..scanned]) {
+            let line_end = searched + end;
+            if let Some(found) = header_candidate(&bytes[line_start..line_end]) {
+                return found.ok_or(NotASession::NoHeader);
+            }
+            line_start = line_end + 1;
+            searched = line_start;
         }
-        if !ended {
+        searched = scanned;
+        if bytes.len() as u64 > HEADER_SCAN_BYTES {
+            // Past the scan and no header yet: Pi gives up (`SessionHeaderScanLimitError`).
             return Err(NotASession::NoHeader);
         }
-        rest = &rest[line.len() + 1..];
+        if n == 0 {
+            // The file ends within the scan: its last piece is a line too.
+            return header_candidate(&bytes[line_start..]).flatten().ok_or(NotASession::NoHeader);
+        }
     }
 }
 

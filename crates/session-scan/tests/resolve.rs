@@ -125,3 +125,45 @@ fn a_dangling_link_makes_continue_start_a_new_session_as_in_pi() {
     }
     std::fs::remove_dir_all(&agent).unwrap();
 }
+
+/// A FIFO named like a session: Pi's discovery opens it and waits for a writer; `resolve` passes it
+/// over without waiting, says so, and goes on to the next file.
+#[cfg(unix)]
+#[test]
+fn a_fifo_named_like_a_session_is_passed_over_without_waiting() {
+    let agent = std::env::temp_dir().join(format!("session-scan-resolve-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&agent);
+    let folder = agent.join("sessions/--w--");
+    std::fs::create_dir_all(&folder).unwrap();
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+    let older = folder.join("a.jsonl");
+    std::fs::write(&older, format!("{header}\n")).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&older)
+        .unwrap()
+        .set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(1_767_225_600))
+        .unwrap();
+    let fifo = folder.join("z.jsonl");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_session-scan"))
+        .args(["resolve", "--continue", "--cwd", "/w"])
+        .env("PI_CODING_AGENT_DIR", &agent)
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("resolve --continue waited on a FIFO");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), older.display().to_string());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("z.jsonl: not a regular file, passed over"));
+    std::fs::remove_dir_all(&agent).unwrap();
+}
