@@ -68,6 +68,9 @@ pub fn run(a: &ResolveArgs) -> anyhow::Result<bool> {
         }
     } else {
         let arg = a.session.as_deref().unwrap_or_default();
+        if arg.is_empty() {
+            anyhow::bail!("resolve: an empty SESSION names nothing (pi ignores --session \"\")");
+        }
         let mut non_string_id = |l: &list::Listed| {
             eprintln!(
                 "session-scan: {}: its id is not a string, passed over (pi stops with a TypeError here)",
