@@ -92,16 +92,25 @@ fn resolve_matches_pi_1_6_continue_recent_and_resolve_session_path() {
     assert!(thrown >= 3 && found >= 25, "{thrown} thrown, {found} found");
 }
 
-/// Pi's discovery gives up on a whole folder when one `*.jsonl` name there cannot be `stat`ed (a
-/// dangling link): `findMostRecentSession` returns null and `pi -c` starts a new session.
-#[test]
-fn a_dangling_link_makes_continue_start_a_new_session_as_in_pi() {
-    let agent = std::env::temp_dir().join(format!("session-scan-resolve-dangling-{}", std::process::id()));
+/// An agent folder whose store has one cwd folder (`/w`) holding one session, `a.jsonl`: the
+/// agent folder and that session's path.
+fn one_session_store(name: &str) -> (PathBuf, PathBuf) {
+    let agent = std::env::temp_dir().join(format!("session-scan-resolve-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&agent);
     let folder = agent.join("sessions/--w--");
     std::fs::create_dir_all(&folder).unwrap();
     let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
-    std::fs::write(folder.join("a.jsonl"), format!("{header}\n")).unwrap();
+    let session = folder.join("a.jsonl");
+    std::fs::write(&session, format!("{header}\n")).unwrap();
+    (agent, session)
+}
+
+/// Pi's discovery gives up on a whole folder when one `*.jsonl` name there cannot be `stat`ed (a
+/// dangling link): `findMostRecentSession` returns null and `pi -c` starts a new session.
+#[test]
+fn a_dangling_link_makes_continue_start_a_new_session_as_in_pi() {
+    let (agent, session) = one_session_store("dangling");
+    let folder = session.parent().unwrap();
     let run = || {
         std::process::Command::new(env!("CARGO_BIN_EXE_session-scan"))
             .args(["resolve", "--continue", "--json", "--cwd", "/w"])
@@ -113,7 +122,7 @@ fn a_dangling_link_makes_continue_start_a_new_session_as_in_pi() {
     let out = run();
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
-        format!(r#"{{"type":"recent","path":"{}"}}"#, folder.join("a.jsonl").display())
+        format!(r#"{{"type":"recent","path":"{}"}}"#, session.display())
     );
     #[cfg(unix)]
     {
@@ -131,20 +140,14 @@ fn a_dangling_link_makes_continue_start_a_new_session_as_in_pi() {
 #[cfg(unix)]
 #[test]
 fn a_fifo_named_like_a_session_is_passed_over_without_waiting() {
-    let agent = std::env::temp_dir().join(format!("session-scan-resolve-fifo-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&agent);
-    let folder = agent.join("sessions/--w--");
-    std::fs::create_dir_all(&folder).unwrap();
-    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
-    let older = folder.join("a.jsonl");
-    std::fs::write(&older, format!("{header}\n")).unwrap();
+    let (agent, older) = one_session_store("fifo");
     std::fs::File::options()
         .write(true)
         .open(&older)
         .unwrap()
         .set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(1_767_225_600))
         .unwrap();
-    let fifo = folder.join("z.jsonl");
+    let fifo = older.with_file_name("z.jsonl");
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_session-scan"))
         .args(["resolve", "--continue", "--cwd", "/w"])
