@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Records expected/resolve.json from Pi 1.6: node record.mjs ORACLE_DIR (a copy of ../shared/oracle
-// with `npm ci` run), from this folder. The store (sessions/ and flat/) is copied into a temporary
+// with `npm ci` run), from this folder (or from a folder laid out the same way: `cargo xtask
+// differential --shape resolve`). The store (sessions/ and flat/) is copied into a temporary
 // agent folder (PI_CODING_AGENT_DIR; HOME is /home/tester), each file's mtime set from mtimes.json,
 // and each case of cases.json answered by Pi's own code: `SessionManager.continueRecent(cwd, dir)`
 // for a case with "continue" (the file it opens, if it exists: else Pi starts a new session), and
@@ -16,9 +17,15 @@ import { pathToFileURL } from "node:url";
 
 const pkg = join(resolve(process.argv[2] ?? ""), "node_modules/pi16/dist");
 const agent = mkdtempSync(join(tmpdir(), "pi-resolve-"));
-for (const part of ["sessions", "flat"]) cpSync(part, join(agent, part), { recursive: true });
-for (const [rel, secs] of Object.entries(JSON.parse(readFileSync("mtimes.json", "utf8")))) {
-	utimesSync(join(agent, rel), secs, secs);
+const mtimes = Object.entries(JSON.parse(readFileSync("mtimes.json", "utf8")));
+// A fresh copy for every case: opening a session (`pi -c`) rewrites a file of an older version or
+// one without a final newline, and creates the cwd's folder.
+function freshStore() {
+	for (const part of ["sessions", "flat"]) {
+		rmSync(join(agent, part), { recursive: true, force: true });
+		if (existsSync(part)) cpSync(part, join(agent, part), { recursive: true });
+	}
+	for (const [rel, secs] of mtimes) utimesSync(join(agent, rel), secs, secs);
 }
 process.env.PI_CODING_AGENT_DIR = agent;
 process.env.HOME = "/home/tester";
@@ -46,6 +53,7 @@ const rel = (r) => (r.path && r.path.startsWith(agent + "/") ? { ...r, path: rel
 const cases = JSON.parse(readFileSync("cases.json", "utf8"));
 const results = [];
 for (const c of cases) {
+	freshStore();
 	const dir = c.dir === undefined ? undefined : join(agent, c.dir);
 	if (c.continue) {
 		const file = SessionManager.continueRecent(c.cwd, dir).getSessionFile();
@@ -55,6 +63,7 @@ for (const c of cases) {
 	try {
 		results.push(rel(await resolveSessionPath(c.session, c.cwd, dir, false)));
 	} catch (e) {
+		freshStore();
 		const skipping = rel(await resolveSessionPath(c.session, c.cwd, dir, true));
 		results.push({ throws: `${e.name}: ${e.message}`, skipping });
 	}

@@ -1,11 +1,13 @@
-//! `cargo xtask differential [--seeds A-B] [--files N] [--shape listing|tree|threads] [--trees [--oracle DIR]]`: random hostile
+//! `cargo xtask differential [--seeds A-B] [--files N] [--shape listing|tree|threads|resolve] [--trees [--oracle DIR]]`: random hostile
 //! stores, written by `corpora/hostile/gen.py` with other seeds, listed by Pi 1.6 (its npm package,
 //! in Node) and by `session-scan`, and compared row by row and field by field. With `--trees`, each
 //! store's trees, totals and contexts too: recorded by the oracle (`../shared/oracle`, or `--oracle
 //! DIR` with its packages installed) through `corpora/hostile/record.sh`, and checked by the hostile
 //! corpus's conformance tests run on that store; and Pi's picker search of the store's listing
 //! (`corpora/search/record.mjs`), checked by the search tests. `--shape threads` writes stores of
-//! forks with `corpora/threads/gen.py` instead, threaded by Pi's picker and by `list --threaded`.
+//! forks with `corpora/threads/gen.py` instead, threaded by Pi's picker and by `list --threaded`;
+//! `--shape resolve` asks Pi's `pi -c` and `pi --session` lookups and `session-scan resolve` the
+//! same questions of hostile stores.
 //! Needs `python3`, `node` and `npm`.
 
 use std::path::{Path, PathBuf};
@@ -38,12 +40,12 @@ pub fn differential(
     trees: Option<Option<PathBuf>>,
 ) -> anyhow::Result<()> {
     let target = root().join("target");
-    if shape == "threads" {
+    if shape == "threads" || shape == "resolve" {
         let oracle = match trees {
             Some(Some(dir)) => std::fs::canonicalize(&dir).with_context(|| format!("--oracle {}", dir.display()))?,
             _ => install_oracle(&target)?,
         };
-        return threads(seeds, files, &oracle);
+        return if shape == "threads" { threads(seeds, files, &oracle) } else { resolve(seeds, files, &oracle) };
     }
     let (pi, _) = reference_packages(&target)?;
     run(Command::new("cargo").args(["build", "--release", "-p", "session-scan"]).current_dir(root()))?;
@@ -187,6 +189,52 @@ fn threads(seeds: std::ops::RangeInclusive<u64>, files: usize, oracle: &Path) ->
     }
     if failed > 0 {
         bail!("{failed} threaded views differ from Pi 1.6's (stores kept under target/differential)");
+    }
+    Ok(())
+}
+
+/// `--shape resolve`: for each seed, a hostile store (`corpora/hostile/gen.py SEED FILES`) and cases
+/// drawn from its ids and cwds (`corpora/resolve/cases.py`), answered by Pi 1.6's `continueRecent` and
+/// `resolveSessionPath` (`corpora/resolve/record.mjs`) and by `session-scan resolve` (the conformance
+/// test run on it through `SESSION_SCAN_RESOLVE`).
+fn resolve(seeds: std::ops::RangeInclusive<u64>, files: usize, oracle: &Path) -> anyhow::Result<()> {
+    run(Command::new("cargo")
+        .args(["test", "-q", "-p", "session-scan", "--test", "resolve", "--no-run"])
+        .current_dir(root()))?;
+    let corpus = root().join("corpora/resolve");
+    let mut failed = 0;
+    for seed in seeds {
+        let dir = root().join("target/differential").join(format!("resolve-seed-{seed}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)?;
+        run(Command::new("python3")
+            .arg(root().join("corpora/hostile/gen.py"))
+            .args([seed.to_string(), files.to_string(), "sessions".into()])
+            .current_dir(&dir))?;
+        run(Command::new("python3").arg(corpus.join("cases.py")).arg(seed.to_string()).current_dir(&dir))?;
+        run(Command::new("node").arg(corpus.join("record.mjs")).arg(oracle).current_dir(&dir))?;
+        let out = Command::new("cargo")
+            .args(["test", "-q", "-p", "session-scan", "--test", "resolve", "matches_pi", "--", "--nocapture"])
+            .env("SESSION_SCAN_RESOLVE", &dir)
+            .current_dir(root())
+            .output()?;
+        let printed = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match printed.lines().find_map(|l| Some(&l[l.find("resolve ")?..])) {
+            Some(counts) if out.status.success() => println!("seed {seed}: {counts}"),
+            _ => {
+                failed += 1;
+                let why: Vec<&str> = stderr
+                    .lines()
+                    .filter(|l| l.contains("panicked") || l.contains("left") || l.contains("right"))
+                    .collect();
+                let why = if why.is_empty() { stderr.lines().rev().take(6).collect() } else { why };
+                println!("seed {seed}: resolve DIFFERS: {}", why.join(" | "));
+            }
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} stores resolve differently from Pi 1.6 (kept under target/differential)");
     }
     Ok(())
 }

@@ -8,10 +8,11 @@
 //! - `memcheck`: peak memory of listing and usage, bounded whatever the file sizes (run by CI);
 //! - `adversarial`: rewrite the small hostile corpus in `corpora/adversarial/`;
 //! - `dates`: rewrite `corpora/dates/`, date strings and Node's `Date.parse` of each (needs `node`);
-//! - `differential [--seeds A-B] [--files N] [--shape listing|tree|threads] [--trees [--oracle DIR]]`:
+//! - `differential [--seeds A-B] [--files N] [--shape listing|tree|threads|resolve] [--trees [--oracle DIR]]`:
 //!   random hostile stores listed by Pi 1.6 and by us, compared; with `--trees`, their trees, totals,
 //!   contexts and picker searches too; `--shape threads`: stores of forks, threaded by Pi's picker and
-//!   by `list --threaded` (needs `python3`, `node` and `npm`).
+//!   by `list --threaded`; `--shape resolve`: `pi -c` and `pi --session` lookups against `resolve`
+//!   (needs `python3`, `node` and `npm`).
 
 mod adversarial;
 mod bench;
@@ -34,7 +35,7 @@ fn flag(args: &[String], name: &str) -> Option<String> {
 
 const USAGE: &str = "usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K] \
                      [--median SIZE] | bench [--save NAME] [--compare NAME] [--wall] | bench-reference [--corpus DIR] \
-                     [--session FILE] | differential [--seeds A-B] [--files N] [--shape listing|tree|threads] \
+                     [--session FILE] | differential [--seeds A-B] [--files N] [--shape listing|tree|threads|resolve] \
                      [--trees [--oracle DIR]] | stress [--dir DIR] | memcheck | adversarial | dates | help";
 
 fn main() -> anyhow::Result<()> {
@@ -86,8 +87,8 @@ fn main() -> anyhow::Result<()> {
             let files = flag(&args, "--files").map_or(Ok(400), |s| s.parse()).context("--files")?;
             let trees = args.iter().any(|a| a == "--trees").then(|| flag(&args, "--oracle").map(PathBuf::from));
             let shape = flag(&args, "--shape").unwrap_or_else(|| "listing".into());
-            if !["listing", "tree", "threads"].contains(&shape.as_str()) {
-                bail!("--shape: listing, tree or threads");
+            if !["listing", "tree", "threads", "resolve"].contains(&shape.as_str()) {
+                bail!("--shape: listing, tree, threads or resolve");
             }
             differential::differential(first..=last, files, &shape, trees)
         }

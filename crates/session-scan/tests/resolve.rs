@@ -13,12 +13,13 @@ use serde_json::Value;
 
 /// A copy of the corpus's store (`sessions/` and `flat/`) in a fresh agent folder, with the
 /// recorded mtimes.
-fn agent_folder() -> PathBuf {
-    let corpus = common::corpora().join("resolve");
+fn agent_folder(corpus: &Path) -> PathBuf {
     let agent = std::env::temp_dir().join(format!("session-scan-resolve-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&agent);
     for part in ["sessions", "flat"] {
-        copy_tree(&corpus.join(part), &agent.join(part));
+        if corpus.join(part).exists() {
+            copy_tree(&corpus.join(part), &agent.join(part));
+        }
     }
     let mtimes: serde_json::Map<String, Value> =
         serde_json::from_str(&std::fs::read_to_string(corpus.join("mtimes.json")).unwrap()).unwrap();
@@ -41,10 +42,14 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// `SESSION_SCAN_RESOLVE` may name another folder laid out the same way (`cargo xtask differential
+/// --shape resolve` writes them from random stores).
 #[test]
 fn resolve_matches_pi_1_6_continue_recent_and_resolve_session_path() {
-    let corpus = common::corpora().join("resolve");
-    let agent = agent_folder();
+    let other = std::env::var_os("SESSION_SCAN_RESOLVE").map(PathBuf::from);
+    let committed = other.is_none();
+    let corpus = other.unwrap_or_else(|| common::corpora().join("resolve"));
+    let agent = agent_folder(&corpus);
     let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(corpus.join("cases.json")).unwrap()).unwrap();
     let expected: Vec<Value> =
         serde_json::from_str(&std::fs::read_to_string(corpus.join("expected/resolve.json")).unwrap()).unwrap();
@@ -53,13 +58,14 @@ fn resolve_matches_pi_1_6_continue_recent_and_resolve_session_path() {
     for (case, pi) in cases.iter().zip(&expected) {
         let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_session-scan"));
         cmd.arg("resolve").arg("--json").arg("--cwd").arg(case["cwd"].as_str().unwrap());
-        match case["session"].as_str() {
-            Some(arg) => cmd.arg(arg),
-            None => cmd.arg("--continue"),
-        };
         if let Some(dir) = case["dir"].as_str() {
             cmd.arg("--dir").arg(agent.join(dir));
         }
+        match case["session"].as_str() {
+            // After `--`: an id may start with `-`.
+            Some(arg) => cmd.arg("--").arg(arg),
+            None => cmd.arg("--continue"),
+        };
         let out = cmd
             .env("PI_CODING_AGENT_DIR", &agent)
             .env("HOME", "/home/tester")
@@ -89,7 +95,10 @@ fn resolve_matches_pi_1_6_continue_recent_and_resolve_session_path() {
         assert_eq!(out.status.code(), Some(if nothing { 1 } else { 0 }), "{case}: {stderr}");
     }
     std::fs::remove_dir_all(&agent).unwrap();
-    assert!(thrown >= 3 && found >= 25, "{thrown} thrown, {found} found");
+    println!("resolve {}: {} cases equal, {found} found, {thrown} where Pi throws", corpus.display(), cases.len());
+    if committed {
+        assert!(thrown >= 3 && found >= 25, "{thrown} thrown, {found} found");
+    }
 }
 
 /// An agent folder whose store has one cwd folder (`/w`) holding one session, `a.jsonl`: the
