@@ -133,6 +133,9 @@ pub fn mtime_ms(meta: &std::fs::Metadata) -> f64 {
     }
 }
 
+/// The error [`open_regular`] gives for a FIFO, a socket or a device.
+pub const NOT_REGULAR: &str = "not a regular file";
+
 /// Opens a file for reading, refusing anything but a regular file. The open does not block, so
 /// a FIFO or a device named `*.jsonl` is reported instead of waiting forever for a writer.
 pub fn open_regular(path: &Path) -> std::io::Result<(File, std::fs::Metadata)> {
@@ -149,7 +152,7 @@ pub fn open_regular(path: &Path) -> std::io::Result<(File, std::fs::Metadata)> {
         return Err(std::io::Error::other("is a directory"));
     }
     if !meta.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
+        return Err(std::io::Error::other(NOT_REGULAR));
     }
     Ok((file, meta))
 }

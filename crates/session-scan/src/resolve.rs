@@ -40,7 +40,7 @@ pub enum NotASession {
 /// found, unless the file ends exactly there.
 pub fn discovery_header(path: &Path) -> Result<Header, NotASession> {
     let (file, _) = crate::read::open_regular(path).map_err(|e| {
-        if e.to_string() == "not a regular file" {
+        if e.to_string() == crate::read::NOT_REGULAR {
             NotASession::NotRegular
         } else {
             NotASession::Unreadable(e.to_string())
