@@ -73,6 +73,77 @@ proptest! {
     }
 }
 
+/// `readSessionHeaderForDiscovery` as plainly as it can be said, with the full parser: the lines of
+/// the file's first MiB that end there (and the rest, when the file ends within it), the first that
+/// parses to a truthy value decides.
+fn naive_discovery(bytes: &[u8]) -> Option<(String, Option<String>)> {
+    const MIB: usize = 1 << 20;
+    let scanned = &bytes[..bytes.len().min(MIB)];
+    let mut lines: Vec<&[u8]> = scanned.split(|&b| b == b'\n').collect();
+    if bytes.len() > MIB || scanned.last() == Some(&b'\n') {
+        lines.pop();
+    }
+    for line in lines {
+        let arena = bumpalo::Bump::new();
+        let Ok(value) = session_core::json::parse_value(line, &arena) else { continue };
+        if !value.is_truthy() {
+            continue;
+        }
+        let text = |key| match value.get(key) {
+            Some(session_core::json::Value::String(s)) => Some(s.to_str_lossy().into_owned()),
+            _ => None,
+        };
+        return match (value.as_object().is_some(), text("type").as_deref(), text("id")) {
+            (true, Some("session"), Some(id)) => Some((id, text("cwd"))),
+            _ => None,
+        };
+    }
+    None
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// `resolve`'s header discovery (the scan, fields found without a full parse) agrees with the
+    /// naive one on files made of blank, broken, falsy and truthy lines, headers with escaped,
+    /// repeated and missing keys, `\r\n` ends and a missing last newline.
+    #[test]
+    fn discovery_header_agrees_with_the_full_parser(
+        pieces in proptest::collection::vec(prop_oneof![
+            Just("".to_string()),
+            Just("   \t".to_string()),
+            Just("not json".to_string()),
+            Just("null".to_string()),
+            Just("false".to_string()),
+            Just("0".to_string()),
+            Just("\"\"".to_string()),
+            Just("[1]".to_string()),
+            Just("7".to_string()),
+            Just(r#"{"type":"message","id":"m"}"#.to_string()),
+            Just(r#"{"type":"session","id":5,"cwd":"/a"}"#.to_string()),
+            Just(r#"{"type":"session","cwd":"/a"}"#.to_string()),
+            Just(r#"{"type":"session","id":"s1","cwd":"/a"}"#.to_string()),
+            Just(r#"{"type":"session","id":"s2","cwd":7}"#.to_string()),
+            Just(r#"{"\u0074ype":"session","\u0069d":"s3","cwd":"/b"}"#.to_string()),
+            Just(r#"{"type":"session","id":"s4","id":"s5","cwd":"/c","cwd":null}"#.to_string()),
+            Just(r#"{"type":"sessio\u006e","id":"s\u00e9","cwd":"/d\ud800"}"#.to_string()),
+            Just(r#"{"type":"session","id":"s6"}  "#.to_string()),
+            Just(r#"{"type":"session","id":"s7",}"#.to_string()),
+        ], 0..6),
+        crlf in any::<bool>(),
+        last_newline in any::<bool>(),
+    ) {
+        let mut bytes = pieces.join(if crlf { "\r\n" } else { "\n" }).into_bytes();
+        if last_newline {
+            bytes.push(b'\n');
+        }
+        let path = temp_file("discovery", &bytes);
+        let ours = session_scan::resolve::discovery_header(&path).ok().map(|h| (h.id, h.cwd));
+        std::fs::remove_file(&path).unwrap();
+        prop_assert_eq!(ours, naive_discovery(&bytes), "{:?}", String::from_utf8_lossy(&bytes));
+    }
+}
+
 fn json_value() -> impl Strategy<Value = serde_json::Value> {
     let leaf = prop_oneof![
         Just(serde_json::Value::Null),
