@@ -155,42 +155,16 @@ pub fn differential(
 /// by Pi 1.6's picker (`corpora/threads/record.mjs`) and by `list --threaded` (the conformance test
 /// run on it through `SESSION_SCAN_THREADS`), row by row and depth by depth.
 fn threads(seeds: std::ops::RangeInclusive<u64>, files: usize, oracle: &Path) -> anyhow::Result<()> {
-    run(Command::new("cargo")
-        .args(["test", "-q", "-p", "session-scan", "--test", "conformance", "--no-run"])
-        .current_dir(root()))?;
     let corpus = root().join("corpora/threads");
-    let mut failed = 0;
-    for seed in seeds {
-        let dir = root().join("target/differential").join(format!("threads-seed-{seed}"));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir)?;
+    let check =
+        SeedCheck { name: "threads", test: "conformance", filter: "threaded_view", env: "SESSION_SCAN_THREADS" };
+    check.run(seeds, |seed, dir| {
         run(Command::new("python3")
             .arg(corpus.join("gen.py"))
             .args([seed.to_string(), files.to_string()])
-            .current_dir(&dir))?;
-        run(Command::new("node").arg(corpus.join("record.mjs")).arg(oracle).current_dir(&dir))?;
-        let out = Command::new("cargo")
-            .args(["test", "-q", "-p", "session-scan", "--test", "conformance", "threaded_view", "--", "--nocapture"])
-            .env("SESSION_SCAN_THREADS", &dir)
-            .current_dir(root())
-            .output()?;
-        let printed = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        match printed.lines().find_map(|l| Some(&l[l.find("threads ")?..])) {
-            Some(counts) if out.status.success() => println!("seed {seed}: {counts}"),
-            _ => {
-                failed += 1;
-                let why: Vec<&str> =
-                    stderr.lines().filter(|l| l.contains("panicked") || l.contains("differs")).collect();
-                let why = if why.is_empty() { stderr.lines().rev().take(6).collect() } else { why };
-                println!("seed {seed}: the threaded view DIFFERS: {}", why.join(" | "));
-            }
-        }
-    }
-    if failed > 0 {
-        bail!("{failed} threaded views differ from Pi 1.6's (stores kept under target/differential)");
-    }
-    Ok(())
+            .current_dir(dir))?;
+        run(Command::new("node").arg(corpus.join("record.mjs")).arg(oracle).current_dir(dir)).map(|_| ())
+    })
 }
 
 /// `--shape resolve`: for each seed, a hostile store (`corpora/hostile/gen.py SEED FILES`) and cases
@@ -198,45 +172,70 @@ fn threads(seeds: std::ops::RangeInclusive<u64>, files: usize, oracle: &Path) ->
 /// `resolveSessionPath` (`corpora/resolve/record.mjs`) and by `session-scan resolve` (the conformance
 /// test run on it through `SESSION_SCAN_RESOLVE`).
 fn resolve(seeds: std::ops::RangeInclusive<u64>, files: usize, oracle: &Path) -> anyhow::Result<()> {
-    run(Command::new("cargo")
-        .args(["test", "-q", "-p", "session-scan", "--test", "resolve", "--no-run"])
-        .current_dir(root()))?;
     let corpus = root().join("corpora/resolve");
-    let mut failed = 0;
-    for seed in seeds {
-        let dir = root().join("target/differential").join(format!("resolve-seed-{seed}"));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir)?;
+    let check = SeedCheck { name: "resolve", test: "resolve", filter: "matches_pi", env: "SESSION_SCAN_RESOLVE" };
+    check.run(seeds, |seed, dir| {
         run(Command::new("python3")
             .arg(root().join("corpora/hostile/gen.py"))
             .args([seed.to_string(), files.to_string(), "sessions".into()])
-            .current_dir(&dir))?;
-        run(Command::new("python3").arg(corpus.join("cases.py")).arg(seed.to_string()).current_dir(&dir))?;
-        run(Command::new("node").arg(corpus.join("record.mjs")).arg(oracle).current_dir(&dir))?;
-        let out = Command::new("cargo")
-            .args(["test", "-q", "-p", "session-scan", "--test", "resolve", "matches_pi", "--", "--nocapture"])
-            .env("SESSION_SCAN_RESOLVE", &dir)
-            .current_dir(root())
-            .output()?;
-        let printed = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        match printed.lines().find_map(|l| Some(&l[l.find("resolve ")?..])) {
-            Some(counts) if out.status.success() => println!("seed {seed}: {counts}"),
-            _ => {
-                failed += 1;
-                let why: Vec<&str> = stderr
-                    .lines()
-                    .filter(|l| l.contains("panicked") || l.contains("left") || l.contains("right"))
-                    .collect();
-                let why = if why.is_empty() { stderr.lines().rev().take(6).collect() } else { why };
-                println!("seed {seed}: resolve DIFFERS: {}", why.join(" | "));
+            .current_dir(dir))?;
+        run(Command::new("python3").arg(corpus.join("cases.py")).arg(seed.to_string()).current_dir(dir))?;
+        run(Command::new("node").arg(corpus.join("record.mjs")).arg(oracle).current_dir(dir)).map(|_| ())
+    })
+}
+
+/// A store per seed under `target/differential/NAME-seed-N`, written and recorded by the oracle,
+/// then checked by one conformance test of `session-scan` pointed at it through `env`; the test
+/// prints a line starting with `NAME ` that counts what it compared.
+struct SeedCheck {
+    name: &'static str,
+    test: &'static str,
+    filter: &'static str,
+    env: &'static str,
+}
+
+impl SeedCheck {
+    fn run(
+        &self,
+        seeds: std::ops::RangeInclusive<u64>,
+        write: impl Fn(u64, &Path) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let SeedCheck { name, test, filter, env } = *self;
+        run(Command::new("cargo")
+            .args(["test", "-q", "-p", "session-scan", "--test", test, "--no-run"])
+            .current_dir(root()))?;
+        let mut failed = 0;
+        for seed in seeds {
+            let dir = root().join("target/differential").join(format!("{name}-seed-{seed}"));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir)?;
+            write(seed, &dir)?;
+            let out = Command::new("cargo")
+                .args(["test", "-q", "-p", "session-scan", "--test", test, filter, "--", "--nocapture"])
+                .env(env, &dir)
+                .current_dir(root())
+                .output()?;
+            let printed = String::from_utf8_lossy(&out.stdout);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let tag = format!("{name} ");
+            match printed.lines().find_map(|l| Some(&l[l.find(&tag)?..])) {
+                Some(counts) if out.status.success() => println!("seed {seed}: {counts}"),
+                _ => {
+                    failed += 1;
+                    let why: Vec<&str> = stderr
+                        .lines()
+                        .filter(|l| ["panicked", "differs", "left", "right"].iter().any(|w| l.contains(w)))
+                        .collect();
+                    let why = if why.is_empty() { stderr.lines().rev().take(6).collect() } else { why };
+                    println!("seed {seed}: {name} DIFFERS: {}", why.join(" | "));
+                }
             }
         }
+        if failed > 0 {
+            bail!("{failed} {name} stores differ from Pi 1.6 (kept under target/differential)");
+        }
+        Ok(())
     }
-    if failed > 0 {
-        bail!("{failed} stores resolve differently from Pi 1.6 (kept under target/differential)");
-    }
-    Ok(())
 }
 
 /// Pi 1.6's trees, totals and contexts of `dir/sessions`, recorded by the oracle into

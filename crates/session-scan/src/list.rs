@@ -528,8 +528,13 @@ fn percent_decode(s: &str) -> String {
 
 /// Whether a listed session passes `list()`'s cwd filter.
 pub fn cwd_matches(info: &SessionInfo<'_>, resolved_cwd: &str) -> bool {
-    let cwd = info.cwd.to_str_lossy();
-    !cwd.is_empty() && resolve_path(&cwd) == resolved_cwd
+    header_cwd_matches(&info.cwd.to_str_lossy(), resolved_cwd)
+}
+
+/// `sessionCwdMatches` for a header `cwd` that is a string: not empty, and resolving to
+/// `resolved_cwd`.
+pub fn header_cwd_matches(cwd: &str, resolved_cwd: &str) -> bool {
+    !cwd.is_empty() && resolve_path(cwd) == resolved_cwd
 }
 
 /// The default sessions root: `$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`

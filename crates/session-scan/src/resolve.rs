@@ -108,9 +108,9 @@ fn header_candidate(line: &[u8]) -> Option<Option<Header>> {
     })
 }
 
-/// `sessionCwdMatches`: a header `cwd` that is a non-empty string and resolves to `resolved_cwd`.
-pub fn cwd_matches(cwd: Option<&str>, resolved_cwd: &str) -> bool {
-    cwd.is_some_and(|c| !c.is_empty() && list::resolve_path(c) == resolved_cwd)
+/// `sessionCwdMatches`: a header `cwd` that is a string passing [`list::header_cwd_matches`].
+fn cwd_matches(cwd: Option<&str>, resolved_cwd: &str) -> bool {
+    cwd.is_some_and(|c| list::header_cwd_matches(c, resolved_cwd))
 }
 
 /// What `findMostRecentSession` finds.
@@ -166,10 +166,10 @@ pub fn find_by_id(dir: &Path, id: &str, cwd_filter: Option<&str>) -> Option<Path
 pub struct Places {
     /// The cwd, resolved (`process.cwd()`, or the folder Pi is taken to run in).
     pub cwd: String,
-    /// The cwd's own folder (`getDefaultSessionDir`), or the session-dir override, and whether
-    /// its sessions are filtered by cwd (an override that is not the cwd's default folder).
+    /// The cwd's own folder (`getDefaultSessionDir`), or the session-dir override.
     pub cwd_dir: PathBuf,
-    /// `Some(cwd)` when `cwd_dir`'s sessions are filtered by their header's cwd.
+    /// `Some(cwd)` when `cwd_dir`'s sessions are filtered by their header's cwd (an override that
+    /// is not the cwd's own folder).
     pub filter: Option<String>,
     /// What `listAll(sessionDir)` lists: the override folder, else the whole sessions root.
     pub all: Scope,

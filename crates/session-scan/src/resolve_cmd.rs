@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use session_core::json::{JsStr, Object, Value};
 use session_scan::list;
 use session_scan::resolve::{self, NotASession, Places, Recent, Resolved};
 
@@ -30,12 +31,11 @@ pub struct ResolveArgs {
 
 /// Runs it: `Ok(true)` when nothing was found (exit 1).
 pub fn run(a: &ResolveArgs) -> anyhow::Result<bool> {
-    let process_cwd = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_else(|_| "/".into());
-    let cwd = list::resolve_path(a.cwd.as_deref().unwrap_or(&process_cwd));
+    let cwd = list::resolve_path(a.cwd.as_deref().unwrap_or("."));
     let session_dir = a.dir.clone().or_else(|| list::session_dir_override(false, std::path::Path::new(&cwd)));
     let places = Places::new(cwd, &list::default_root(false), session_dir);
     let mut row: Vec<(&str, String)> = Vec::new();
-    let found = if a.continue_recent {
+    if a.continue_recent {
         let mut passed_over = |path: &std::path::Path, why: &NotASession| {
             if *why == NotASession::NotRegular {
                 eprintln!(
@@ -47,7 +47,6 @@ pub fn run(a: &ResolveArgs) -> anyhow::Result<bool> {
         match resolve::most_recent(&places.cwd_dir, places.filter.as_deref(), &mut passed_over) {
             Recent::Found(path) => {
                 row.extend([("type", "recent".into()), ("path", path.to_string_lossy().into_owned())]);
-                true
             }
             Recent::None => {
                 eprintln!(
@@ -55,7 +54,6 @@ pub fn run(a: &ResolveArgs) -> anyhow::Result<bool> {
                     places.cwd_dir.display()
                 );
                 row.push(("type", "new".into()));
-                false
             }
             Recent::GivenUp(path) => {
                 eprintln!(
@@ -63,7 +61,6 @@ pub fn run(a: &ResolveArgs) -> anyhow::Result<bool> {
                     path.display()
                 );
                 row.push(("type", "new".into()));
-                false
             }
         }
     } else {
@@ -96,20 +93,16 @@ pub fn run(a: &ResolveArgs) -> anyhow::Result<bool> {
                 row.push(("type", "not_found".into()));
             }
         }
-        row[0].1 != "not_found"
-    };
+    }
+    let found = !matches!(row[0].1.as_str(), "new" | "not_found");
     let mut out = Vec::new();
     if a.json {
-        out.push(b'{');
-        for (k, (key, value)) in row.iter().enumerate() {
-            if k > 0 {
-                out.push(b',');
-            }
-            session_core::json::write_string(key.as_bytes(), &mut out);
-            out.push(b':');
-            session_core::json::write_string(value.as_bytes(), &mut out);
+        let mut object = Object::new();
+        for (key, value) in &row {
+            object.insert(*key, Value::String(JsStr::owned(value.as_str())));
         }
-        out.extend_from_slice(b"}\n");
+        session_core::json::write_json(&Value::Object(object), &mut out);
+        out.push(b'\n');
     } else if let Some((_, path)) = row.iter().find(|(key, _)| *key == "path") {
         out.extend_from_slice(path.as_bytes());
         out.push(b'\n');
