@@ -13,6 +13,9 @@ use session_core::usage::{FileUsage, Source, UsageBuilder};
 /// How rows are grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Group {
+    /// Hour of the clock in the chosen time zone, with its offset (`YYYY-MM-DDTHH:00+HH:MM`): the
+    /// hour repeated when clocks go back is two rows.
+    Hourly,
     /// Calendar day in the chosen time zone (`YYYY-MM-DD`).
     Daily,
     /// ISO week, named by its Monday (`YYYY-MM-DD`).
@@ -31,6 +34,7 @@ impl Group {
     /// The report's name.
     pub fn name(self) -> &'static str {
         match self {
+            Group::Hourly => "hourly",
             Group::Daily => "daily",
             Group::Weekly => "weekly",
             Group::Monthly => "monthly",
@@ -370,6 +374,52 @@ impl Days {
     }
 }
 
+/// Names the hour of a time in the report's zone, keeping the last hour's bounds and name (most
+/// times of a session fall in the hour of the one before).
+#[derive(Default)]
+struct Hours {
+    /// The last hour's first millisecond, the first after it, and its name.
+    last: Option<(i64, i64, String)>,
+}
+
+impl Hours {
+    /// Writes the hour of `ms` (a finite time that [`day`] placed) as `YYYY-MM-DDTHH:00+HH:MM`.
+    fn write_name(&mut self, opts: &Options, ms: f64, out: &mut String) {
+        if let Some((start, end, name)) = &self.last
+            && ms.fract() == 0.0
+            && (*start as f64) <= ms
+            && ms < *end as f64
+        {
+            out.push_str(name);
+            return;
+        }
+        // As `day` takes it.
+        let ms = ms as i64;
+        let Ok(ts) = jiff::Timestamp::from_millisecond(ms) else {
+            out.push_str("unknown");
+            return;
+        };
+        let offset = opts.tz.to_offset(ts);
+        let local = offset.to_datetime(ts);
+        let name = format!(
+            "{}T{:02}:00{}{:02}:{:02}",
+            local.date(),
+            local.hour(),
+            if offset.seconds() < 0 { '-' } else { '+' },
+            offset.seconds().unsigned_abs() / 3600,
+            offset.seconds().unsigned_abs() / 60 % 60
+        );
+        out.push_str(&name);
+        // The hour's bounds at this offset; kept only when the offset holds to its end.
+        let into_hour =
+            i64::from(local.minute()) * 60_000 + i64::from(local.second()) * 1000 + i64::from(local.millisecond());
+        let start = ms - into_hour;
+        let end = start + 3_600_000;
+        let same_offset = |at: i64| jiff::Timestamp::from_millisecond(at).is_ok_and(|t| opts.tz.to_offset(t) == offset);
+        self.last = (same_offset(start) && same_offset(end - 1)).then_some((start, end, name));
+    }
+}
+
 fn in_range(opts: &Options, d: Option<jiff::civil::Date>) -> bool {
     match d {
         Some(d) => opts.since.is_none_or(|s| d >= s) && opts.until.is_none_or(|u| d <= u),
@@ -382,6 +432,7 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
     // What an earlier session of the family already counted.
     let mut copied = Amounts::default();
     let mut days = Days::default();
+    let mut hours = Hours::default();
     let (mut key, mut group_key): (RowKey, RowKey) = Default::default();
     for e in &usage.events {
         let d = days.of(opts, e.time_ms);
@@ -399,7 +450,8 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
         let group = &mut key.0;
         group.clear();
         match (opts.group, d) {
-            (Group::Daily | Group::Weekly | Group::Monthly, None) => group.push_str("unknown"),
+            (Group::Hourly | Group::Daily | Group::Weekly | Group::Monthly, None) => group.push_str("unknown"),
+            (Group::Hourly, Some(_)) => hours.write_name(opts, e.time_ms, group),
             (Group::Daily, Some(d)) => days.write_name(d, group),
             (Group::Weekly, Some(d)) => {
                 let back = i64::from(d.weekday().to_monday_zero_offset());

@@ -103,10 +103,17 @@ pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
         eprintln!("{}", report_error(&p.to_string_lossy(), e.line, e.offset, &e.message));
     }
     let mut keys: Vec<&RowKey> = report.rows.keys().collect();
-    if a.order == OrderArg::Desc {
-        // Groups newest (or largest key) first; sub-rows stay under their group.
-        keys.sort_by(|x, y| y.0.cmp(&x.0).then_with(|| (&x.1, &x.2).cmp(&(&y.1, &y.2))));
-    }
+    // Hours in time order (an hour repeated when clocks go back sorts by its offset), `unknown` last.
+    let instant = |k: &RowKey| match group {
+        Group::Hourly => k.0.parse::<jiff::Timestamp>().map_or(i64::MAX, |t| t.as_millisecond()),
+        _ => 0,
+    };
+    let desc = a.order == OrderArg::Desc;
+    // Groups newest (or largest key) first with `desc`; sub-rows stay under their group.
+    keys.sort_by(|x, y| {
+        let by_group = instant(x).cmp(&instant(y)).then_with(|| x.0.cmp(&y.0));
+        if desc { by_group.reverse() } else { by_group }.then_with(|| (&x.1, &x.2).cmp(&(&y.1, &y.2)))
+    });
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let text = if a.json {
@@ -154,7 +161,7 @@ fn progress_bar(total: usize, done: &AtomicUsize, finished: &std::sync::atomic::
 
 fn group_field(group: Group) -> &'static str {
     match group {
-        Group::Daily | Group::Weekly | Group::Monthly => "period",
+        Group::Hourly | Group::Daily | Group::Weekly | Group::Monthly => "period",
         Group::Session => "session",
         Group::Project => "project",
         Group::Model => "model",

@@ -449,6 +449,44 @@ fn usage_with_since_after_until_says_the_range_is_empty() {
     assert!(!String::from_utf8_lossy(&out.stderr).contains("is after"));
 }
 
+/// `usage hourly` lists hours in time order: the hour repeated when clocks go back is two rows,
+/// the earlier one (the larger offset, in Sydney) first, whatever the names' byte order.
+#[test]
+fn usage_hours_are_in_time_order_across_a_clock_change() {
+    let dir = scratch("usage-hours");
+    let mut text = format!("{HEADER}\n");
+    // 02:30 +11:00, then 02:30 +10:00, then 03:10 +10:00 (Sydney, 2025-04-06).
+    for (i, ts) in
+        ["2025-04-05T15:30:00.000Z", "2025-04-05T16:30:00.000Z", "2025-04-05T17:10:00.000Z"].iter().enumerate()
+    {
+        text += &format!(
+            r#"{{"type":"message","id":"a{i}","parentId":null,"timestamp":"{ts}","message":{{"role":"assistant","content":[],"provider":"p","model":"m","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"total":{i}}}}},"stopReason":"stop","timestamp":1}}}}"#
+        );
+        text.push('\n');
+    }
+    std::fs::write(dir.join("s.jsonl"), text).unwrap();
+    let periods = |order: &str| {
+        let out = run(scan()
+            .args(["usage", "hourly", "--json", "--timezone", "Australia/Sydney", "--order", order])
+            .arg(&dir));
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["report"], "hourly");
+        let rows = report["rows"].as_array().unwrap().clone();
+        rows.iter()
+            .map(|r| (r["period"].as_str().unwrap().to_string(), r["cost"].as_f64().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let asc = vec![
+        ("2025-04-06T02:00+11:00".to_string(), 0.0),
+        ("2025-04-06T02:00+10:00".to_string(), 1.0),
+        ("2025-04-06T03:00+10:00".to_string(), 2.0),
+    ];
+    assert_eq!(periods("asc"), asc);
+    assert_eq!(periods("desc"), asc.into_iter().rev().collect::<Vec<_>>());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `session-scan` as run by a user whose home is `home`, in `project`, with none of Pi's or
 /// Atomic's variables set but `vars`.
 fn scan_at(home: &Path, project: &Path, vars: &[(&str, &Path)]) -> Command {

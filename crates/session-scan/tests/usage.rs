@@ -47,7 +47,7 @@ fn every_grouping_counts_the_same_unique_total() {
     let files = session_scan::expand_paths(&[corpora().join("sample-16/sessions")]);
     let daily = build(&files, &opts(Group::Daily), &|| {});
     let sessions = build(&files, &opts(Group::Session), &|| {});
-    for g in [Group::Weekly, Group::Monthly, Group::Project, Group::Model] {
+    for g in [Group::Hourly, Group::Weekly, Group::Monthly, Group::Project, Group::Model] {
         let r = build(&files, &opts(g), &|| {});
         assert!((r.totals.usage.cost - daily.totals.usage.cost).abs() < 1e-9, "{g:?}");
         assert_eq!(r.totals.events, daily.totals.events, "{g:?}");
@@ -103,6 +103,58 @@ fn forks_and_clones_are_counted_once() {
         assert_eq!(stats.stats.usage.cost, cost, "{id}");
     }
     assert_eq!(sessions.totals.usage.cost, 15.0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn hours_are_named_by_the_zones_clock_and_offset() {
+    let dir = std::env::temp_dir().join(format!("session-scan-hours-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("--w--")).unwrap();
+    // Sydney's clocks went back from 03:00 +11:00 to 02:00 +10:00 on 2025-04-06 (15:00 UTC the day
+    // before): 15:30 and 16:30 UTC are both 02:30 there, in two different hours.
+    let times = [
+        "2025-04-05T14:59:59.999Z",
+        "2025-04-05T15:30:00.000Z",
+        "2025-04-05T16:30:00.000Z",
+        "2025-04-05T16:59:00.000Z",
+    ];
+    let mut text = format!("{HEADER}\n");
+    let mut parent = "null".to_string();
+    for (i, ts) in times.iter().enumerate() {
+        text += &assistant(&format!("a{i}"), &parent, ts, (1 << i) as f64, 1);
+        text.push('\n');
+        parent = format!("\"a{i}\"");
+    }
+    std::fs::write(dir.join("--w--/s.jsonl"), text).unwrap();
+    let files = session_scan::expand_paths(std::slice::from_ref(&dir));
+    let rows = |zone: &str| {
+        let tz = jiff::tz::TimeZone::get(zone).unwrap();
+        let report = build(&files, &Options { tz, ..opts(Group::Hourly) }, &|| {});
+        report.rows.iter().map(|(k, a)| (k.0.clone(), a.usage.cost)).collect::<Vec<_>>()
+    };
+    let named = |v: &[(&str, f64)]| v.iter().map(|(k, c)| (k.to_string(), *c)).collect::<Vec<_>>();
+    assert_eq!(
+        rows("Australia/Sydney"),
+        named(&[
+            ("2025-04-06T01:00+11:00", 1.0),
+            ("2025-04-06T02:00+10:00", 4.0 + 8.0),
+            ("2025-04-06T02:00+11:00", 2.0)
+        ])
+    );
+    // Half-hour offsets: an hour of the clock starts at :30 UTC.
+    assert_eq!(
+        rows("Asia/Kolkata"),
+        named(&[
+            ("2025-04-05T20:00+05:30", 1.0),
+            ("2025-04-05T21:00+05:30", 2.0),
+            ("2025-04-05T22:00+05:30", 4.0 + 8.0)
+        ])
+    );
+    assert_eq!(
+        rows("UTC"),
+        named(&[("2025-04-05T14:00+00:00", 1.0), ("2025-04-05T15:00+00:00", 2.0), ("2025-04-05T16:00+00:00", 12.0)])
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
