@@ -2,11 +2,13 @@
 //! over many in parallel, and shaping the results as the reference's JSON records.
 
 pub mod cache;
+pub mod export;
 pub mod list;
 pub mod manifest;
 mod mmap;
 pub mod ordered;
 pub mod read;
+pub mod redact;
 pub mod report;
 pub mod resolve;
 pub mod usage;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod export_cmd;
 mod list_cmd;
 mod resolve_cmd;
 mod usage_cmd;
@@ -47,6 +48,8 @@ enum Command {
     Usage(usage_cmd::UsageArgs),
     /// The session file `pi --session ARG` or `pi -c` would open (resolveSessionPath, continueRecent).
     Resolve(resolve_cmd::ResolveArgs),
+    /// One session's branch as Markdown, for reading or sharing; --redact hides secrets.
+    Export(export_cmd::ExportArgs),
 }
 
 #[derive(clap::Args)]
@@ -129,6 +132,7 @@ fn main() -> ExitCode {
         Command::Search(a) => Some(list_cmd::search(a)),
         Command::Usage(a) => Some(usage_cmd::run(a)),
         Command::Resolve(a) => Some(resolve_cmd::run(a)),
+        Command::Export(a) => Some(export_cmd::run(a)),
         _ => None,
     };
     if let Some(result) = own_command {
@@ -145,7 +149,9 @@ fn main() -> ExitCode {
         Command::Tree(a) => (a, Which::Tree),
         Command::Stats(a) => (a, Which::Stats),
         Command::Context(c) => (&c.files, Which::Context(c)),
-        Command::List(_) | Command::Search(_) | Command::Usage(_) | Command::Resolve(_) => return ExitCode::from(2),
+        Command::List(_) | Command::Search(_) | Command::Usage(_) | Command::Resolve(_) | Command::Export(_) => {
+            return ExitCode::from(2);
+        }
     };
     let paths = expand_paths(&args.files);
     // A folder with no session file in it (a mistyped root, say) is said, not passed in silence.

@@ -1,0 +1,101 @@
+//! `session-scan export`: one session's branch as Markdown on stdout, secrets redacted on request.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use session_core::Field;
+use session_core::json::JsStr;
+use session_scan::export::{ExportOptions, write_markdown};
+use session_scan::list;
+use session_scan::redact::Redactor;
+use session_scan::resolve::{self, Places, Resolved};
+
+/// `session-scan export`.
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    /// A session file, or a session id or id prefix found as `pi --session` finds it (the cwd's
+    /// sessions first, then the whole store).
+    session: String,
+    /// End the branch at this entry instead of the session's leaf.
+    #[arg(long)]
+    leaf: Option<String>,
+    /// Replace keys, tokens, passwords and private keys by `[REDACTED <kind>]` and home folders by
+    /// `~` (patterns: they catch the usual forms, not every secret); what was replaced is counted
+    /// on stderr.
+    #[arg(long)]
+    redact: bool,
+    /// Show at most this many lines of each tool or command output.
+    #[arg(long, value_name = "N")]
+    max_output_lines: Option<usize>,
+    /// Where an id is looked up: as Pi run in this folder (default: the current folder).
+    #[arg(long)]
+    cwd: Option<String>,
+    /// Pi's --session-dir, for looking up an id (default: Pi's own override, if any).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+}
+
+/// The file SESSION names: itself when it is a file, else what `pi --session` would open.
+fn session_file(a: &ExportArgs) -> anyhow::Result<PathBuf> {
+    let given = PathBuf::from(&a.session);
+    if a.session.is_empty() {
+        anyhow::bail!("export: an empty SESSION names nothing");
+    }
+    if given.is_file() {
+        return Ok(given);
+    }
+    let cwd = list::resolve_path(a.cwd.as_deref().unwrap_or("."));
+    let session_dir = a.dir.clone().or_else(|| list::session_dir_override(false, std::path::Path::new(&cwd)));
+    let places = Places::new(cwd, &list::default_root(false), session_dir);
+    let mut non_string_id = |_: &list::Listed| {};
+    match resolve::resolve_session(&a.session, &places, &mut non_string_id) {
+        Resolved::Path(path) | Resolved::Local(path) | Resolved::Global { path, .. } => Ok(path),
+        Resolved::NotFound => anyhow::bail!("export: no session file or session id matches {:?}", a.session),
+    }
+}
+
+/// Runs it (lines Pi skips are said on stderr, as `context` says them, and do not fail it).
+pub fn run(a: &ExportArgs) -> anyhow::Result<bool> {
+    let path = session_file(a)?;
+    let file = path.to_string_lossy().into_owned();
+    let mut buf = Vec::new();
+    let (map, _) = session_scan::read_file_into(&path, session_scan::read::default_strategy(), &mut buf)
+        .map_err(|e| anyhow::anyhow!("{file}: cannot read: {e}"))?;
+    let bytes: &[u8] = map.as_deref().unwrap_or(&buf);
+    let session = session_scan::load_session(bytes).map_err(|e| {
+        let (line, offset) = e.place();
+        anyhow::anyhow!("{}", session_scan::report::error_text(&file, line, offset, &e.reason()))
+    })?;
+    for d in &session.diagnostics {
+        eprintln!("{file}:{}: byte {}: {}", d.line, d.offset, d.message);
+    }
+    let leaf = a.leaf.as_ref().map(|id| Field::Str(JsStr::owned(id.clone())));
+    let branch = session.branch(leaf.as_ref());
+    if let Some(id) = &a.leaf
+        && branch.path.is_empty()
+    {
+        anyhow::bail!("{file}: no entry has the id {id:?}");
+    }
+    if branch.cycle_at.is_some() {
+        eprintln!("{file}: the branch's parent links form a loop: it is shown from where the loop closes");
+    }
+    let opts = ExportOptions { max_output_lines: a.max_output_lines };
+    let redactor = a.redact.then(Redactor::new);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let written = write_markdown(&mut out, &file, &session, &branch.path, &opts, redactor.as_ref())
+        .and_then(|counts| out.flush().map(|()| counts));
+    match written {
+        Ok(counts) if a.redact => {
+            let said: Vec<String> = counts.iter().map(|(kind, n)| format!("{n} {kind}")).collect();
+            eprintln!(
+                "session-scan: redacted: {}",
+                if said.is_empty() { "nothing found".into() } else { said.join(", ") }
+            );
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => return Err(e.into()),
+    }
+    Ok(false)
+}
