@@ -468,7 +468,6 @@ pub fn write_markdown(
             emit(&chunk)?;
         }
     }
-    drop(emit);
     Ok(counts)
 }
 
