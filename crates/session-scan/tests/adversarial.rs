@@ -29,6 +29,12 @@ fn exercise(bytes: &[u8]) -> Duration {
             let arena = bumpalo::Bump::new();
             let _ = build_context(&s, &LeafChoice::Session, d, &arena);
         }
+        let redactor = session_scan::redact::Redactor::new();
+        let options = session_scan::export::ExportOptions { max_output_lines: Some(3) };
+        let mut markdown = Vec::new();
+        let path = s.branch(None).path;
+        session_scan::export::write_markdown(&mut markdown, "f", &s, &path, &options, Some(&redactor)).unwrap();
+        assert!(markdown.starts_with(b"# "));
     }
     let _ = session_core::info::session_info(bytes, 0.0, true);
     let _ = session_core::usage::file_usage(bytes);
