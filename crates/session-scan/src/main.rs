@@ -50,6 +50,12 @@ enum Command {
     Resolve(resolve_cmd::ResolveArgs),
     /// One session's branch as Markdown, for reading or sharing; --redact hides secrets.
     Export(export_cmd::ExportArgs),
+    /// A completion script for a shell, on stdout (e.g. `session-scan completions bash >
+    /// ~/.local/share/bash-completion/completions/session-scan`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(clap::Args)]
@@ -127,6 +133,11 @@ fn main() -> ExitCode {
         eprintln!("session-scan: {e}");
         return ExitCode::from(2);
     }
+    if let Command::Completions { shell } = &cli.command {
+        use clap::CommandFactory;
+        clap_complete::generate(*shell, &mut Cli::command(), "session-scan", &mut std::io::stdout());
+        return ExitCode::SUCCESS;
+    }
     let own_command = match &cli.command {
         Command::List(a) => Some(list_cmd::run(a)),
         Command::Search(a) => Some(list_cmd::search(a)),
@@ -149,9 +160,12 @@ fn main() -> ExitCode {
         Command::Tree(a) => (a, Which::Tree),
         Command::Stats(a) => (a, Which::Stats),
         Command::Context(c) => (&c.files, Which::Context(c)),
-        Command::List(_) | Command::Search(_) | Command::Usage(_) | Command::Resolve(_) | Command::Export(_) => {
-            return ExitCode::from(2);
-        }
+        Command::List(_)
+        | Command::Search(_)
+        | Command::Usage(_)
+        | Command::Resolve(_)
+        | Command::Export(_)
+        | Command::Completions { .. } => return ExitCode::from(2),
     };
     let paths = expand_paths(&args.files);
     // A folder with no session file in it (a mistyped root, say) is said, not passed in silence.

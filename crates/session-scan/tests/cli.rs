@@ -978,3 +978,23 @@ fn a_cache_file_is_never_trusted_or_clobbered() {
     assert_eq!(cached.stdout, table(false).stdout);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `completions` writes a script that names every command and the usage reports, and bash reads
+/// it without a syntax error.
+#[test]
+fn completion_scripts_name_every_command() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = run(scan().args(["completions", shell]));
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = String::from_utf8(out.stdout).unwrap();
+        for word in ["tree", "stats", "context", "list", "search", "usage", "resolve", "export", "hourly"] {
+            assert!(script.contains(word), "{shell} script lacks {word}");
+        }
+    }
+    let dir = scratch("completions");
+    let script = dir.join("session-scan.bash");
+    std::fs::write(&script, run(scan().args(["completions", "bash"])).stdout).unwrap();
+    let checked = Command::new("bash").arg("-n").arg(&script).output().unwrap();
+    assert!(checked.status.success(), "{}", String::from_utf8_lossy(&checked.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
