@@ -987,7 +987,7 @@ fn completion_scripts_name_every_command() {
         let out = run(scan().args(["completions", shell]));
         assert_eq!(out.status.code(), Some(0), "{shell}");
         let script = String::from_utf8(out.stdout).unwrap();
-        for word in ["tree", "stats", "context", "list", "search", "usage", "resolve", "export", "--max-output-lines"] {
+        for word in ["tree", "stats", "context", "list", "search", "usage", "resolve", "export", "max-output-lines"] {
             assert!(script.contains(word), "{shell} script lacks {word}");
         }
         // Bash and zsh also offer the values of positional choices.
