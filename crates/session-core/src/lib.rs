@@ -8,6 +8,7 @@
 
 pub mod context;
 pub mod field;
+pub mod files;
 pub mod harness4;
 pub mod info;
 pub mod jsdate;

@@ -50,6 +50,9 @@ enum Command {
     Resolve(resolve_cmd::ResolveArgs),
     /// One session's branch as Markdown, for reading or sharing; --redact hides secrets.
     Export(export_cmd::ExportArgs),
+    /// The files each session read and changed, as Pi's compaction lists them (readFiles,
+    /// modifiedFiles).
+    Files(FilesArgs),
     /// A completion script for a shell, on stdout (e.g. `session-scan completions bash >
     /// ~/.local/share/bash-completion/completions/session-scan`).
     Completions {
@@ -75,6 +78,18 @@ struct ContextArgs {
     /// `context`: the session messages; `llm`: after Pi's convertToLlm.
     #[arg(long, value_enum, default_value_t = FormatArg::Context)]
     format: FormatArg,
+}
+
+#[derive(clap::Args)]
+struct FilesArgs {
+    /// Session files, or folders searched for *.jsonl (default: Pi's session store).
+    files: Vec<PathBuf>,
+    /// Only paths that contain this text, and only the sessions that have one.
+    #[arg(long, value_name = "TEXT")]
+    path: Option<String>,
+    /// One JSON object per session per line: {"file","sessionId","cwd"?,"readFiles","modifiedFiles"}.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -156,7 +171,23 @@ fn main() -> ExitCode {
             }
         };
     }
+    let files_args;
     let (args, which) = match &cli.command {
+        Command::Files(f) => {
+            // Without a path, Pi's store (its session-dir override first), as `usage` reads it.
+            let files = if f.files.is_empty() {
+                let project = std::env::current_dir().ok();
+                vec![
+                    project
+                        .and_then(|p| session_scan::list::session_dir_override(false, &p))
+                        .unwrap_or_else(|| session_scan::list::default_root(false)),
+                ]
+            } else {
+                f.files.clone()
+            };
+            files_args = FileArgs { files, json: f.json };
+            (&files_args, Which::Files(f))
+        }
         Command::Tree(a) => (a, Which::Tree),
         Command::Stats(a) => (a, Which::Stats),
         Command::Context(c) => (&c.files, Which::Context(c)),
@@ -215,6 +246,7 @@ fn main() -> ExitCode {
 
 #[derive(Clone, Copy)]
 enum Which<'c> {
+    Files(&'c FilesArgs),
     Tree,
     Stats,
     Context(&'c ContextArgs),
@@ -312,6 +344,13 @@ fn run_file(file: &str, bytes: &[u8], which: Which<'_>, json: bool) -> Outcome {
         o.stderr.push(format!("{file}:{}: byte {}: {}", d.line, d.offset, d.message));
     }
     match which {
+        Which::Files(f) => {
+            let (lists, diagnostics) = session_core::files::file_lists(&session);
+            for d in &diagnostics {
+                o.stderr.push(format!("{file}:{}: byte {}: {}", d.line, d.offset, d.message));
+            }
+            report::write_file_lists(&mut o.stdout, file, &session, &lists, f.path.as_deref(), json);
+        }
         Which::Tree => {
             let tree = session.tree();
             let notes = if json {

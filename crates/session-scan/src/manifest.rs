@@ -129,6 +129,10 @@ pub const CORPORA: &[(&str, &str)] = &[
         "40 sessions of sample-16 (every fifth in name order) with escapes put into the text of three lines in ten by corpora/escapes/gen.py (seed 21), some of them refused by JSON.parse; expected/ from the oracle's list.mjs (listAll) and context.mjs under Pi 1.6.0 (Node 20.20.2, TZ=UTC) by corpora/escapes/record.sh",
     ),
     (
+        "files",
+        "session files written by corpora/files/gen.py with tool calls and nested calls in every shape Pi's extractFileOpsFromMessage meets; expected.jsonl is Pi 1.6.0 (Node 20.20.2) listing the files read and changed of every session of sample-16, real and files by corpora/files/record.mjs: loadEntriesFromFile, migrateSessionEntries, extractFileOpsFromMessage and computeFileLists",
+    ),
+    (
         "resolve",
         "session files written by corpora/resolve/gen.py (with flat/, a flat session folder, and mtimes.json) to test Pi's session discovery; expected/resolve.json is Pi 1.6.0 (Node 20.20.2) answering each case of cases.json by corpora/resolve/record.mjs: SessionManager.continueRecent for pi -c, and main.js's resolveSessionPath (findById, list, listAll) for pi --session",
     ),

@@ -482,6 +482,49 @@ pub fn context_text(file: &str, messages: &[Value<'_>]) -> String {
     out
 }
 
+/// The files a session read and changed (`files`): with `json`, one line
+/// `{"file","sessionId","cwd"?,"readFiles","modifiedFiles"}` for every session; else the session's
+/// path, then `modified` and `read` lines, for a session that has any. With `only`, just the paths
+/// that contain it, and nothing for a session without one.
+pub fn write_file_lists(
+    out: &mut Vec<u8>,
+    file: &str,
+    session: &Session<'_>,
+    lists: &session_core::files::FileLists,
+    only: Option<&str>,
+    json: bool,
+) {
+    let keep = |p: &&JsStr<'_>| only.is_none_or(|t| memchr::memmem::find(p.as_bytes(), t.as_bytes()).is_some());
+    let read: Vec<&JsStr<'_>> = lists.read_files.iter().filter(keep).collect();
+    let modified: Vec<&JsStr<'_>> = lists.modified_files.iter().filter(keep).collect();
+    if only.is_some() && read.is_empty() && modified.is_empty() {
+        return;
+    }
+    if json {
+        fn strings<'s>(v: &[&JsStr<'s>]) -> Value<'s> {
+            Value::Array(v.iter().map(|p| Value::String((*p).clone())).collect())
+        }
+        let mut o = session_core::json::Object::new();
+        o.insert("file", Value::String(JsStr::owned(file)));
+        o.insert("sessionId", Value::String(session.id().clone()));
+        if let Some(cwd) = session.header.get("cwd").and_then(Value::as_str) {
+            o.insert("cwd", Value::String(cwd.clone()));
+        }
+        o.insert("readFiles", strings(&read));
+        o.insert("modifiedFiles", strings(&modified));
+        session_core::json::write_json(&Value::Object(o), out);
+        out.push(b'\n');
+    } else if !read.is_empty() || !modified.is_empty() {
+        out.extend_from_slice(file.as_bytes());
+        out.push(b'\n');
+        for (kind, paths) in [("modified", &modified), ("read", &read)] {
+            for p in paths.iter() {
+                out.extend_from_slice(format!("  {kind:<9}{}\n", p.to_str_lossy()).as_bytes());
+            }
+        }
+    }
+}
+
 /// `FILE:LINE: byte OFFSET: MESSAGE` (or `FILE: MESSAGE` where the place is not known): how every
 /// command reports a file it could not use on stderr.
 pub fn error_text(file: &str, line: Option<u64>, offset: Option<u64>, message: &str) -> String {

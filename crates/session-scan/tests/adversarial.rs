@@ -35,6 +35,7 @@ fn exercise(bytes: &[u8]) -> Duration {
         let path = s.branch(None).path;
         session_scan::export::write_markdown(&mut markdown, "f", &s, &path, &options, Some(&redactor)).unwrap();
         assert!(markdown.starts_with(b"# "));
+        let _ = session_core::files::file_lists(&s);
     }
     let _ = session_core::info::session_info(bytes, 0.0, true);
     let _ = session_core::usage::file_usage(bytes);
