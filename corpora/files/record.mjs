@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Records expected.jsonl from Pi 1.6: node record.mjs ORACLE_DIR (a copy of ../shared/oracle with
-// `npm ci` run), from this folder. For every session file of sample-16, real and files, a copy is
-// loaded with Pi's `loadEntriesFromFile` (which may append a newline, hence the copy) and
-// `migrateSessionEntries`; every `message` entry whose message is an object goes through Pi's
+// `npm ci` run), from this folder. For every session file of sample-16, real, files, edge, escapes,
+// hostile and adversarial, a copy is loaded with Pi's `loadEntriesFromFile` (which may append a
+// newline, hence the copy) and `migrateSessionEntries`; every `message` entry whose message is an object goes through Pi's
 // `extractFileOpsFromMessage` (its throws counted, the calls taken in before a throw kept), and
 // the lists are Pi's `computeFileLists`. Paths are relative to corpora/. Files Pi does not load as
 // sessions are left out.
@@ -28,9 +28,10 @@ function jsonlFiles(dir) {
 }
 
 const corpora = resolve("..");
+const parts = ["sample-16", "real", "files", "edge", "escapes", "hostile", "adversarial"].map((c) => `${c}/sessions`);
 const scratch = mkdtempSync(join(tmpdir(), "pi-files-"));
 const lines = [];
-for (const part of ["sample-16/sessions", "real/sessions", "files/sessions"]) {
+for (const part of parts) {
 	for (const path of jsonlFiles(join(corpora, part))) {
 		const copy = join(scratch, "s.jsonl");
 		copyFileSync(path, copy);

@@ -130,7 +130,7 @@ pub const CORPORA: &[(&str, &str)] = &[
     ),
     (
         "files",
-        "session files written by corpora/files/gen.py with tool calls and nested calls in every shape Pi's extractFileOpsFromMessage meets; expected.jsonl is Pi 1.6.0 (Node 20.20.2) listing the files read and changed of every session of sample-16, real and files by corpora/files/record.mjs: loadEntriesFromFile, migrateSessionEntries, extractFileOpsFromMessage and computeFileLists",
+        "session files written by corpora/files/gen.py with tool calls and nested calls in every shape Pi's extractFileOpsFromMessage meets; expected.jsonl is Pi 1.6.0 (Node 20.20.2) listing the files read and changed of every session of sample-16, real, files, edge, escapes, hostile and adversarial by corpora/files/record.mjs: loadEntriesFromFile, migrateSessionEntries, extractFileOpsFromMessage and computeFileLists",
     ),
     (
         "resolve",

@@ -1,5 +1,5 @@
 //! `session-scan files` against Pi 1.6's own `extractFileOpsFromMessage` and `computeFileLists`,
-//! recorded on the committed corpora by `corpora/files/record.mjs` (`corpora/files/expected.jsonl`):
+//! recorded on seven of the committed corpora (471 sessions) by `corpora/files/record.mjs` (`corpora/files/expected.jsonl`):
 //! the same read and modified lists, in the same order, and a note wherever Pi's code throws.
 
 #![allow(clippy::unwrap_used)] // test inputs are made here; a panic is a failed test
@@ -16,7 +16,8 @@ fn file_lists_equal_pi_compactions_lists() {
     let corpora = common::corpora();
     let expected = std::fs::read_to_string(corpora.join("files/expected.jsonl")).unwrap();
     let mut ours: HashMap<String, (Value<'static>, usize)> = HashMap::new();
-    for part in ["sample-16/sessions", "real/sessions", "files/sessions"] {
+    for corpus in ["sample-16", "real", "files", "edge", "escapes", "hostile", "adversarial"] {
+        let part = format!("{corpus}/sessions");
         let out = Command::new(env!("CARGO_BIN_EXE_session-scan"))
             .args(["files", "--json"])
             .arg(corpora.join(part))
@@ -47,7 +48,7 @@ fn file_lists_equal_pi_compactions_lists() {
         nonempty += usize::from(!matches!(want.get("modifiedFiles"), Some(Value::Array(a)) if a.is_empty()));
         checked += 1;
     }
-    assert!(checked >= 200 && nonempty >= 100, "{checked} sessions, {nonempty} with modified files");
+    assert!(checked >= 450 && nonempty >= 100, "{checked} sessions, {nonempty} with modified files");
     // What is left are files Pi does not load as sessions: each is an error record, not a listing.
     for (file, (v, _)) in ours {
         assert!(v.get("error").is_some(), "{file}: listed, but Pi does not load it");
