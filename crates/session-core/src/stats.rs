@@ -306,12 +306,34 @@ pub fn session_totals(session: &Session<'_>) -> Totals {
     totals_with(session, true)
 }
 
+/// The totals of one branch: the records at `path` (root first, as [`Session::branch`] gives
+/// them), counted as [`session_totals`] counts a file that held only those entries. What the
+/// session spent beyond them went to branches it left. A usage amount that is not a number is
+/// summed as a number here (`text` is `None`).
+pub fn branch_totals(session: &Session<'_>, path: &[usize]) -> Totals {
+    let entries = path.iter().map(|&i| &session.records[i]).filter(|e| !e.is_type("session"));
+    totals_over(entries, true).0
+}
+
 /// [`session_totals`]; `read_assistants_raw` off reads every assistant from its full value.
 fn totals_with(session: &Session<'_>, read_assistants_raw: bool) -> Totals {
+    let (mut totals, concatenates) = totals_over(session.entries().map(|(_, e)| e), read_assistants_raw);
+    if concatenates {
+        totals.text = Some(Box::new(text_totals(session)));
+    }
+    totals
+}
+
+/// The totals of `entries` (`text` left `None`), and whether an amount that is not a number made
+/// JavaScript's `+` concatenate.
+fn totals_over<'e, 'a: 'e>(
+    entries: impl Iterator<Item = &'e crate::session::Entry<'a>>,
+    read_assistants_raw: bool,
+) -> (Totals, bool) {
     let mut totals = Totals::default();
     let mut by_key: Vec<(String, UsageTotals)> = Vec::new();
     let mut arena = Bump::new();
-    for (_, entry) in session.entries() {
+    for entry in entries {
         let wanted = ["message", "usage", "compaction", "branch_summary"].iter().any(|t| entry.is_type(t));
         if !wanted {
             continue;
@@ -394,10 +416,7 @@ fn totals_with(session: &Session<'_>, read_assistants_raw: bool) -> Totals {
         .collect();
     js_sort(&mut rows, |a, b| b.cost - a.cost);
     totals.breakdown = rows;
-    if concatenates {
-        totals.text = Some(Box::new(text_totals(session)));
-    }
-    totals
+    (totals, concatenates)
 }
 
 /// The breakdown row for `key`, added at the end the first time (rows keep first-use order).

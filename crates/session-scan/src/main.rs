@@ -416,11 +416,21 @@ fn run_file(file: &str, bytes: &[u8], which: Which<'_>, json: bool) -> Outcome {
             for d in &totals.diagnostics {
                 o.stderr.push(format!("{file}:{}: byte {}: {}", d.line, d.offset, d.message));
             }
+            // Beyond Pi: what the active branch spent (the rest went to branches it left).
+            let branch = session.branch(None);
+            let branch_totals = session_core::stats::branch_totals(&session, &branch.path);
             if json {
-                write_json(&report::stats_record(file, &session, &totals), &mut o.stdout);
+                let mut record = report::stats_record(file, &session, &totals);
+                if let Value::Object(o) = &mut record {
+                    o.insert(
+                        "activeBranch",
+                        report::branch_record(&branch_totals, session.leaf_id(), branch.path.len()),
+                    );
+                }
+                write_json(&record, &mut o.stdout);
                 o.stdout.push(b'\n');
             } else {
-                o.stdout.extend(report::stats_text(file, &session, &totals).into_bytes());
+                o.stdout.extend(report::stats_text(file, &session, &totals, Some(&branch_totals)).into_bytes());
             }
         }
     }

@@ -151,6 +151,33 @@ pub fn stats_record<'a>(file: &str, session: &Session<'a>, totals: &Totals) -> V
     ])
 }
 
+/// `"activeBranch"` of `stats --json` (beyond Pi): the totals of the entries from the root to the
+/// leaf, in `stats`'s shape (amounts as numbers), with the leaf's id and the number of entries.
+pub fn branch_record(totals: &Totals, leaf: Option<&Field<'_>>, entries: usize) -> Value<'static> {
+    let s = &totals.stats;
+    let u = &s.usage;
+    obj(vec![
+        ("leafId", leaf.and_then(Field::to_value).map_or(Value::Null, Value::into_owned)),
+        ("entries", num(entries as f64)),
+        ("userMessages", num(s.user_messages as f64)),
+        ("assistantMessages", num(s.assistant_messages as f64)),
+        ("toolCalls", num(s.tool_calls as f64)),
+        ("toolResults", num(s.tool_results as f64)),
+        ("totalMessages", num(s.total_messages as f64)),
+        (
+            "tokens",
+            obj(vec![
+                ("input", num(u.input)),
+                ("output", num(u.output)),
+                ("cacheRead", num(u.cache_read)),
+                ("cacheWrite", num(u.cache_write)),
+                ("total", num(u.tokens())),
+            ]),
+        ),
+        ("cost", num(u.cost)),
+    ])
+}
+
 /// A JavaScript total: its number, or the text `+` concatenated.
 fn js_amount(a: &session_core::stats::JsAmount) -> Value<'static> {
     match a {
@@ -284,7 +311,7 @@ pub fn tree_text(file: &str, session: &Session<'_>, tree: &Tree) -> (String, Tre
 }
 
 /// Totals as a small table.
-pub fn stats_text(file: &str, session: &Session<'_>, totals: &Totals) -> String {
+pub fn stats_text(file: &str, session: &Session<'_>, totals: &Totals, branch: Option<&Totals>) -> String {
     let s = &totals.stats;
     let u = &s.usage;
     let mut out = format!("{file}\n  session {}\n", session.id());
@@ -306,6 +333,16 @@ pub fn stats_text(file: &str, session: &Session<'_>, totals: &Totals) -> String 
         for r in &totals.breakdown {
             out.push_str(&format!("    {:<width$}  ${:>12.6}  {:>12} tokens\n", r.key, r.cost, r.tokens));
         }
+    }
+    if let Some(b) = branch {
+        let (bu, left) = (&b.stats.usage, u.cost - b.stats.usage.cost);
+        out.push_str(&format!(
+            "  active branch: messages {}, tokens {}, cost ${:.6} (${:.6} on branches left)\n",
+            b.stats.total_messages,
+            bu.tokens(),
+            bu.cost,
+            left
+        ));
     }
     out
 }

@@ -253,3 +253,36 @@ fn reports_are_the_same_on_any_number_of_threads() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `stats`'s active branch: its totals are those Pi 1.6's `getSessionStats()` gives for a file that
+/// holds only the branch's entries (computed here by `session_totals` on such a file), and a
+/// session without other branches spent nothing on them.
+#[test]
+fn active_branch_totals_are_the_totals_of_a_file_of_that_branch() {
+    let mut branched = 0;
+    for corpus in ["sample-16", "real", "edge", "hostile"] {
+        for f in session_scan::expand_paths(&[corpora().join(corpus).join("sessions")]) {
+            let bytes = std::fs::read(&f).unwrap();
+            let Ok(session) = session_core::Session::load(&bytes) else { continue };
+            let path = session.branch(None).path;
+            let branch = session_core::stats::branch_totals(&session, &path);
+            let mut alone = session.records[0].line.to_vec();
+            alone.push(b'\n');
+            for &i in &path {
+                alone.extend_from_slice(session.records[i].line);
+                alone.push(b'\n');
+            }
+            let only = session_core::stats::session_totals(&session_core::Session::load(&alone).unwrap());
+            // Debug forms, so that a NaN (a usage amount that is not a number) equals itself.
+            let seen = |t: &session_core::stats::Totals| format!("{:?} {:?}", t.stats, t.breakdown);
+            assert_eq!(seen(&branch), seen(&only), "{}", f.display());
+            let all = session_core::stats::session_totals(&session);
+            if path.len() + 1 == session.records.len() {
+                assert_eq!(seen(&branch), seen(&all), "{}", f.display());
+            } else if seen(&branch) != seen(&all) {
+                branched += 1;
+            }
+        }
+    }
+    assert!(branched >= 20, "{branched} sessions spent on branches they left");
+}
