@@ -1,4 +1,5 @@
-//! Fuzz target: loading, the tree, branches and totals terminate without panicking.
+//! Fuzz target: loading, the tree, branches, totals (the file's and the branch's) and the files
+//! read and changed terminate without panicking.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
@@ -10,6 +11,9 @@ fuzz_target!(|data: &[u8]| {
         assert!(b.path.len() <= s.records.len());
         let _ = s.name();
         let _ = session_core::stats::session_totals(&s);
+        let _ = session_core::stats::branch_totals(&s, &b.path);
+        let (lists, _) = session_core::files::file_lists(&s);
+        assert!(lists.read_files.iter().all(|p| !lists.modified_files.contains(p)));
         for (i, _) in s.entries() {
             let _ = s.children(&s.records[i].id);
         }
