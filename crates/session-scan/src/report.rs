@@ -112,25 +112,7 @@ pub fn stats_record<'a>(file: &str, session: &Session<'a>, totals: &Totals) -> V
         Some(t) => [&t.input, &t.output, &t.cache_read, &t.cache_write, &t.tokens, &t.cost].map(js_amount),
         None => [u.input, u.output, u.cache_read, u.cache_write, u.tokens(), u.cost].map(num),
     };
-    let [input, output, cache_read, cache_write, tokens, cost] = amounts;
-    let stats = obj(vec![
-        ("userMessages", num(s.user_messages as f64)),
-        ("assistantMessages", num(s.assistant_messages as f64)),
-        ("toolCalls", num(s.tool_calls as f64)),
-        ("toolResults", num(s.tool_results as f64)),
-        ("totalMessages", num(s.total_messages as f64)),
-        (
-            "tokens",
-            obj(vec![
-                ("input", input),
-                ("output", output),
-                ("cacheRead", cache_read),
-                ("cacheWrite", cache_write),
-                ("total", tokens),
-            ]),
-        ),
-        ("cost", cost),
-    ]);
+    let stats = obj(stats_fields(s, amounts));
     let rows: Vec<(&str, Value<'static>, Value<'static>)> = match &totals.text {
         Some(t) => {
             t.breakdown.iter().map(|(key, cost, tokens)| (key.as_str(), js_amount(cost), js_amount(tokens))).collect()
@@ -151,14 +133,11 @@ pub fn stats_record<'a>(file: &str, session: &Session<'a>, totals: &Totals) -> V
     ])
 }
 
-/// `"activeBranch"` of `stats --json` (beyond Pi): the totals of the entries from the root to the
-/// leaf, in `stats`'s shape (amounts as numbers), with the leaf's id and the number of entries.
-pub fn branch_record(totals: &Totals, leaf: Option<&Field<'_>>, entries: usize) -> Value<'static> {
-    let s = &totals.stats;
-    let u = &s.usage;
-    obj(vec![
-        ("leafId", leaf.and_then(Field::to_value).map_or(Value::Null, Value::into_owned)),
-        ("entries", num(entries as f64)),
+/// The fields of `getSessionStats()`'s record, with its six amounts (input, output, cache read,
+/// cache write, total tokens, cost) as given.
+fn stats_fields<'a>(s: &session_core::stats::SessionStats, amounts: [Value<'a>; 6]) -> Vec<(&'static str, Value<'a>)> {
+    let [input, output, cache_read, cache_write, tokens, cost] = amounts;
+    vec![
         ("userMessages", num(s.user_messages as f64)),
         ("assistantMessages", num(s.assistant_messages as f64)),
         ("toolCalls", num(s.tool_calls as f64)),
@@ -167,15 +146,30 @@ pub fn branch_record(totals: &Totals, leaf: Option<&Field<'_>>, entries: usize) 
         (
             "tokens",
             obj(vec![
-                ("input", num(u.input)),
-                ("output", num(u.output)),
-                ("cacheRead", num(u.cache_read)),
-                ("cacheWrite", num(u.cache_write)),
-                ("total", num(u.tokens())),
+                ("input", input),
+                ("output", output),
+                ("cacheRead", cache_read),
+                ("cacheWrite", cache_write),
+                ("total", tokens),
             ]),
         ),
-        ("cost", num(u.cost)),
-    ])
+        ("cost", cost),
+    ]
+}
+
+/// `"activeBranch"` of `stats --json` (beyond Pi): the totals of the entries from the root to the
+/// leaf, in `stats`'s shape (amounts as numbers), with the leaf's id and the number of entries.
+pub fn branch_record(totals: &Totals, leaf: Option<&Field<'_>>, entries: usize) -> Value<'static> {
+    let u = &totals.stats.usage;
+    let mut fields = vec![
+        ("leafId", leaf.and_then(Field::to_value).map_or(Value::Null, Value::into_owned)),
+        ("entries", num(entries as f64)),
+    ];
+    fields.extend(stats_fields(
+        &totals.stats,
+        [u.input, u.output, u.cache_read, u.cache_write, u.tokens(), u.cost].map(num),
+    ));
+    obj(fields)
 }
 
 /// A JavaScript total: its number, or the text `+` concatenated.

@@ -286,3 +286,32 @@ fn active_branch_totals_are_the_totals_of_a_file_of_that_branch() {
     }
     assert!(branched >= 20, "{branched} sessions spent on branches they left");
 }
+
+/// `stats --json` carries the branch's totals with its leaf and length; the text form says what
+/// the branches left cost.
+#[test]
+fn stats_json_has_the_active_branch() {
+    let f = corpora()
+        .join("sample-16/sessions/--home-dev-src-pi-mono--/2025-01-23T18-36-38-672Z_01949473-b590-7099-acde-de82e88808c1.jsonl");
+    let bytes = std::fs::read(&f).unwrap();
+    let session = session_core::Session::load(&bytes).unwrap();
+    let path = session.branch(None).path;
+    let branch = session_core::stats::branch_totals(&session, &path);
+    let all = session_core::stats::session_totals(&session);
+    let scan = || {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_session-scan"));
+        c.env("TZ", "UTC");
+        c
+    };
+    let out = scan().args(["stats", "--json"]).arg(&f).output().unwrap();
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let b = &record["activeBranch"];
+    assert_eq!(b["leafId"], "2e7a1160");
+    assert_eq!(b["entries"].as_u64(), Some(path.len() as u64));
+    assert_eq!(b["cost"].as_f64(), Some(branch.stats.usage.cost));
+    assert_eq!(b["totalMessages"].as_u64(), Some(branch.stats.total_messages));
+    assert!(branch.stats.usage.cost < all.stats.usage.cost);
+    let text = String::from_utf8(scan().arg("stats").arg(&f).output().unwrap().stdout).unwrap();
+    let left = all.stats.usage.cost - branch.stats.usage.cost;
+    assert!(text.contains(&format!("(${left:.6} on branches left)")), "{text}");
+}
