@@ -1,4 +1,5 @@
-//! The `session-scan` command line: tree and totals of Pi session files.
+//! The `session-scan` command line: trees, totals, context, listing, search, usage, lookups, exports and
+//! file lists of Pi session files.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -44,7 +45,7 @@ enum Command {
     List(list_cmd::ListArgs),
     /// Find sessions as Pi's picker search does: words, "phrases" or re:PATTERN, best first.
     Search(list_cmd::SearchArgs),
-    /// Tokens and cost by day, week, month, session, project or model; fork copies counted once.
+    /// Tokens and cost by hour, day, week, month, session, project or model; fork copies counted once.
     Usage(usage_cmd::UsageArgs),
     /// The session file `pi --session ARG` or `pi -c` would open (resolveSessionPath, continueRecent).
     Resolve(resolve_cmd::ResolveArgs),
@@ -53,8 +54,10 @@ enum Command {
     /// The files each session read and changed, as Pi's compaction lists them (readFiles,
     /// modifiedFiles).
     Files(FilesArgs),
-    /// A completion script for a shell, on stdout (e.g. `session-scan completions bash >
-    /// ~/.local/share/bash-completion/completions/session-scan`).
+    /// A completion script for a shell, on stdout.
+    ///
+    /// For example: `session-scan completions bash >
+    /// ~/.local/share/bash-completion/completions/session-scan`.
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
