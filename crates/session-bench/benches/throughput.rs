@@ -89,6 +89,7 @@ fn store(c: &mut Criterion) {
         since: None,
         until: None,
         tz: jiff::tz::TimeZone::UTC,
+        project: None,
     };
     g.bench_function("usage daily report", |b| {
         b.iter(|| session_scan::usage::build(&paths, &opts, &|| {}).totals.events)

@@ -60,6 +60,16 @@ pub struct Options {
     pub until: Option<jiff::civil::Date>,
     /// Time zone for days, weeks and months.
     pub tz: jiff::tz::TimeZone,
+    /// Only sessions whose header `cwd` contains this text (copies are still found across every
+    /// session: usage a session of another project spent first is not counted here).
+    pub project: Option<String>,
+}
+
+impl Options {
+    /// Whether a session of `cwd` is reported.
+    fn reports(&self, cwd: &str) -> bool {
+        self.project.as_deref().is_none_or(|p| cwd.contains(p))
+    }
 }
 
 /// Summed amounts of one row.
@@ -311,7 +321,7 @@ fn read_file(opts: &Options, path: &Path, family: bool, parallel_from: u64, buf:
             return;
         }
     };
-    acc.activity.sessions += 1;
+    acc.activity.sessions += u64::from(opts.reports(&usage.cwd));
     if family {
         acc.family.push((path.to_path_buf(), usage));
     } else {
@@ -431,6 +441,7 @@ fn in_range(opts: &Options, d: Option<jiff::civil::Date>) -> bool {
 fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut HashSet<u64>>, acc: &mut Partial) {
     // What an earlier session of the family already counted.
     let mut copied = Amounts::default();
+    let reported = opts.reports(&usage.cwd);
     let mut days = Days::default();
     let mut hours = Hours::default();
     let (mut key, mut group_key): (RowKey, RowKey) = Default::default();
@@ -440,6 +451,9 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
             continue;
         }
         let copy = seen.as_deref_mut().is_some_and(|s| !s.insert(e.identity));
+        if !reported {
+            continue;
+        }
         if copy {
             copied.add(&e.amounts);
             if opts.group != Group::Session {
@@ -488,7 +502,7 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
         if !in_range(opts, d) {
             continue;
         }
-        if seen.as_deref_mut().is_some_and(|s| !s.insert(m.identity)) {
+        if seen.as_deref_mut().is_some_and(|s| !s.insert(m.identity)) || !reported {
             continue;
         }
         bump(&mut acc.activity.messages, if m.role.is_empty() { "(none)" } else { &m.role });
@@ -502,6 +516,9 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
             acc.days.insert(d);
             last_day = Some(d);
         }
+    }
+    if !reported {
+        return;
     }
     acc.duplicates.merge(&copied);
     if opts.group == Group::Session {
@@ -563,6 +580,7 @@ mod tests {
                 since: None,
                 until: None,
                 tz: jiff::tz::TimeZone::get(zone).unwrap(),
+                project: None,
             };
             let mut days = Days::default();
             let mut checked = 0;

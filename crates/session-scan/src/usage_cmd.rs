@@ -47,6 +47,10 @@ pub struct UsageArgs {
     /// CSV.
     #[arg(long)]
     csv: bool,
+    /// Only sessions whose project (the header's cwd) contains this text. Usage copied from a
+    /// session of another project still counts once, there.
+    #[arg(long, value_name = "TEXT")]
+    project: Option<String>,
 }
 
 fn parse_day(s: &str) -> anyhow::Result<jiff::civil::Date> {
@@ -72,6 +76,7 @@ pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
         since: a.since.as_deref().map(parse_day).transpose()?,
         until: a.until.as_deref().map(parse_day).transpose()?,
         tz,
+        project: a.project.clone(),
     };
     if let (Some(since), Some(until)) = (opts.since, opts.until)
         && since > until
@@ -231,6 +236,7 @@ fn json_report(r: &Report, keys: &[&RowKey], group: Group, opts: &Options, tz: &
     o.insert("timezone", s(tz.to_string()));
     o.insert("since", opts.since.map_or(Value::Null, |d| s(d.to_string())));
     o.insert("until", opts.until.map_or(Value::Null, |d| s(d.to_string())));
+    o.insert("project", opts.project.clone().map_or(Value::Null, s));
     o.insert("rows", Value::Array(rows));
     o.insert("totals", Value::Object(totals));
     o.insert("duplicates", Value::Object(dup));

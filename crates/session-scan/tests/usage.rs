@@ -14,7 +14,15 @@ fn corpora() -> PathBuf {
 }
 
 fn opts(group: Group) -> Options {
-    Options { group, breakdown: false, by_source: false, since: None, until: None, tz: jiff::tz::TimeZone::UTC }
+    Options {
+        group,
+        breakdown: false,
+        by_source: false,
+        since: None,
+        until: None,
+        tz: jiff::tz::TimeZone::UTC,
+        project: None,
+    }
 }
 
 #[test]
@@ -314,4 +322,31 @@ fn stats_json_has_the_active_branch() {
     let text = String::from_utf8(scan().arg("stats").arg(&f).output().unwrap().stdout).unwrap();
     let left = all.stats.usage.cost - branch.stats.usage.cost;
     assert!(text.contains(&format!("(${left:.6} on branches left)")), "{text}");
+}
+
+/// `--project`: each project's report has the totals of its row in the project report, and its
+/// activity counts only its sessions.
+#[test]
+fn a_project_report_is_its_row_of_the_project_report() {
+    let files = session_scan::expand_paths(&[corpora().join("sample-16/sessions")]);
+    let projects = build(&files, &opts(Group::Project), &|| {});
+    let all = build(&files, &opts(Group::Daily), &|| {});
+    let names: Vec<&String> = projects.rows.keys().filter(|k| k.1.is_none() && k.2.is_none()).map(|k| &k.0).collect();
+    assert!(names.len() >= 4);
+    let mut sessions = 0;
+    for name in &names {
+        // A name inside another project's would take that one's sessions too.
+        if names.iter().any(|other| other != name && other.contains(name.as_str())) {
+            continue;
+        }
+        let only = build(&files, &Options { project: Some(name.to_string()), ..opts(Group::Daily) }, &|| {});
+        let row = projects.rows.iter().find(|(k, _)| &k.0 == *name && k.1.is_none()).unwrap().1;
+        assert_eq!(only.totals.events, row.events, "{name}");
+        assert_eq!(only.totals.usage.tokens(), row.usage.tokens(), "{name}");
+        assert!((only.totals.usage.cost - row.usage.cost).abs() < 1e-9, "{name}");
+        sessions += only.activity.sessions;
+    }
+    assert_eq!(sessions, all.activity.sessions, "every session is in one project");
+    let none = build(&files, &Options { project: Some("/no/such/project".into()), ..opts(Group::Daily) }, &|| {});
+    assert_eq!((none.rows.len(), none.totals.events, none.activity.sessions), (0, 0, 0));
 }
