@@ -183,13 +183,8 @@ pub fn memcheck() -> anyhow::Result<()> {
     let _ = std::fs::remove_dir_all(&dir);
     let store = dir.join("store/--w--");
     std::fs::create_dir_all(&store)?;
-    // The bench profile (release with debug info, in target/release): CI has just built the
-    // benchmarks with it, so only the binary is left to build (the release profile rebuilt every
-    // dependency, about three minutes of CI).
-    let status = Command::new("cargo")
-        .args(["build", "--profile", "bench", "-p", "session-scan", "--bin", "session-scan"])
-        .current_dir(root())
-        .status()?;
+    let status =
+        Command::new("cargo").args(["build", "--release", "-p", "session-scan"]).current_dir(root()).status()?;
     anyhow::ensure!(status.success(), "build failed");
     let bin = root().join("target/release/session-scan");
     for k in 0..64 {
