@@ -44,9 +44,7 @@ fn session_file(a: &ExportArgs) -> anyhow::Result<PathBuf> {
     if given.is_file() {
         return Ok(given);
     }
-    let cwd = list::resolve_path(a.cwd.as_deref().unwrap_or("."));
-    let session_dir = a.dir.clone().or_else(|| list::session_dir_override(false, std::path::Path::new(&cwd)));
-    let places = Places::new(cwd, &list::default_root(false), session_dir);
+    let places = Places::for_args(a.cwd.as_deref(), a.dir.clone());
     let mut non_string_id = |_: &list::Listed| {};
     match resolve::resolve_session(&a.session, &places, &mut non_string_id) {
         Resolved::Path(path) | Resolved::Local(path) | Resolved::Global { path, .. } => Ok(path),

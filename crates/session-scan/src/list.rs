@@ -573,6 +573,15 @@ fn expand_tilde(path: &str, home: &str) -> String {
     }
 }
 
+/// The store Pi 1.6 run here keeps its sessions in: its session-dir override (environment, then
+/// settings) if it has one, else the default root.
+pub fn store_here(atomic: bool) -> PathBuf {
+    std::env::current_dir()
+        .ok()
+        .and_then(|project| session_dir_override(atomic, &project))
+        .unwrap_or_else(|| default_root(atomic))
+}
+
 /// The session-dir override Pi 1.6 starts with (§1), after `--session-dir`: the environment's
 /// `PI_CODING_AGENT_SESSION_DIR` (Atomic: `ATOMIC_CODING_AGENT_SESSION_DIR`, with the `PI_` name as
 /// an alias), `~` expanded; else `sessionDir` from the settings, the project's

@@ -178,16 +178,7 @@ fn main() -> ExitCode {
     let (args, which) = match &cli.command {
         Command::Files(f) => {
             // Without a path, Pi's store (its session-dir override first), as `usage` reads it.
-            let files = if f.files.is_empty() {
-                let project = std::env::current_dir().ok();
-                vec![
-                    project
-                        .and_then(|p| session_scan::list::session_dir_override(false, &p))
-                        .unwrap_or_else(|| session_scan::list::default_root(false)),
-                ]
-            } else {
-                f.files.clone()
-            };
+            let files = if f.files.is_empty() { vec![session_scan::list::store_here(false)] } else { f.files.clone() };
             files_args = FileArgs { files, json: f.json };
             (&files_args, Which::Files(f))
         }

@@ -191,6 +191,14 @@ impl Places {
         }
     }
 
+    /// The places for `pi` run in `cwd` (default: here), with `--session-dir` `dir`, else Pi's own
+    /// override from the environment or the settings, in Pi's default store.
+    pub fn for_args(cwd: Option<&str>, dir: Option<PathBuf>) -> Places {
+        let cwd = list::resolve_path(cwd.unwrap_or("."));
+        let session_dir = dir.or_else(|| list::session_dir_override(false, Path::new(&cwd)));
+        Places::new(cwd, &list::default_root(false), session_dir)
+    }
+
     /// The cwd's folder as `list(cwd, sessionDir)` lists it.
     pub fn cwd_scope(&self) -> Scope {
         Scope::Dir { dir: self.cwd_dir.clone(), filter: self.filter.clone() }

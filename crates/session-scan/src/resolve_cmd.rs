@@ -31,9 +31,7 @@ pub struct ResolveArgs {
 
 /// Runs it: `Ok(true)` when nothing was found (exit 1).
 pub fn run(a: &ResolveArgs) -> anyhow::Result<bool> {
-    let cwd = list::resolve_path(a.cwd.as_deref().unwrap_or("."));
-    let session_dir = a.dir.clone().or_else(|| list::session_dir_override(false, std::path::Path::new(&cwd)));
-    let places = Places::new(cwd, &list::default_root(false), session_dir);
+    let places = Places::for_args(a.cwd.as_deref(), a.dir.clone());
     let mut row: Vec<(&str, String)> = Vec::new();
     if a.continue_recent {
         let mut passed_over = |path: &std::path::Path, why: &NotASession| {

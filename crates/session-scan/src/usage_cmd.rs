@@ -84,12 +84,7 @@ pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
         eprintln!("session-scan: --since {since} is after --until {until}: no usage can fall between them");
     }
     // Without a root, Pi's session-dir override (environment, then settings) if it has one.
-    let root = a.root.clone().unwrap_or_else(|| {
-        let project = std::env::current_dir().ok();
-        project
-            .and_then(|p| session_scan::list::session_dir_override(false, &p))
-            .unwrap_or_else(|| session_scan::list::default_root(false))
-    });
+    let root = a.root.clone().unwrap_or_else(|| session_scan::list::store_here(false));
     let files = session_scan::expand_paths(&[root]);
     let done = AtomicUsize::new(0);
     let finished = std::sync::atomic::AtomicBool::new(false);

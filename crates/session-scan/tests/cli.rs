@@ -590,6 +590,19 @@ fn the_session_dir_override_is_where_sessions_are_listed() {
     let usage = run(scan_at(&home, &project, env).args(["usage", "session", "--json"]));
     let report: serde_json::Value = serde_json::from_slice(&usage.stdout).unwrap();
     assert_eq!(report["activity"]["sessions"], 2, "{report}");
+    // So do `files` without a path, and `resolve` (`pi --session ID`) when it looks for an id.
+    let files = run(scan_at(&home, &project, env).args(["files", "--json"]));
+    let mut sessions: Vec<String> = String::from_utf8(files.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["sessionId"].as_str().unwrap().to_string())
+        .collect();
+    sessions.sort();
+    assert_eq!(sessions, ["env-w", "env-x"]);
+    let resolved = run(scan_at(&home, &project, env).args(["resolve", "env-x", "--cwd", "/x", "--json"]));
+    let resolved: serde_json::Value = serde_json::from_slice(&resolved.stdout).unwrap();
+    assert_eq!(resolved["type"], "local", "{resolved}");
+    assert_eq!(resolved["path"], by_env.join("env-x.jsonl").to_str().unwrap(), "{resolved}");
     // A folder given with a cwd is filtered by it (1.6's list(cwd, dir)), unless it is that cwd's
     // default folder: there a session of another cwd stays.
     let default_w = default_root.join("--w--");
