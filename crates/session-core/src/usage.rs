@@ -72,6 +72,8 @@ pub struct MessageEvent {
     pub tool_calls: SmallVec<[String; 2]>,
     /// A tool result with `isError: true`.
     pub tool_error: bool,
+    /// For such a result, its `toolName` (`""` when not a string).
+    pub failed_tool: Option<String>,
     /// Identity, as for usage.
     pub identity: u64,
 }
@@ -333,6 +335,7 @@ impl UsageBuilder {
                     role: role_name.clone(),
                     tool_calls: SmallVec::new(),
                     tool_error: false,
+                    failed_tool: None,
                     identity: identity(&[ts_raw, b"message", role_name.as_bytes(), mf_raw(b, sc, "timestamp")]),
                 };
                 let fields = match &*role_name {
@@ -377,6 +380,17 @@ impl UsageBuilder {
                         event.tool_error = fields.is_error.is_some_and(|s| {
                             s.kind == SpanKind::Bool && &b[s.start as usize..s.end as usize] == b"true"
                         });
+                        if event.tool_error {
+                            // Looked up only for errors, off the common path; the last key wins.
+                            let name = sc
+                                .message_fields
+                                .iter()
+                                .rev()
+                                .find(|f| &b[f.key.0 as usize..f.key.1 as usize] == b"toolName");
+                            let name = Field::from_span(b, name.map(|f| f.value));
+                            event.failed_tool =
+                                Some(name.as_str().map(|n| n.to_str_lossy().into_owned()).unwrap_or_default());
+                        }
                         if let Some(span) = fields.usage.filter(|s| truthy(b, *s)) {
                             add(Source::ToolResult, models.tools(), span, out);
                         }
@@ -489,6 +503,7 @@ fn slow_line(v: &Value<'_>, line: u64, offset: u64, out: &mut FileUsage) {
             role: role.clone().into(),
             tool_calls: SmallVec::new(),
             tool_error: false,
+            failed_tool: None,
             identity: identity(&[&ts, b"message", role.as_bytes(), &raw(get("timestamp"))]),
         };
         match role.as_str() {
@@ -507,6 +522,10 @@ fn slow_line(v: &Value<'_>, line: u64, offset: u64, out: &mut FileUsage) {
             }
             "toolResult" => {
                 event.tool_error = get("isError") == Some(&Value::Bool(true));
+                if event.tool_error {
+                    let name = get("toolName").and_then(Value::as_str);
+                    event.failed_tool = Some(name.map(|n| n.to_str_lossy().into_owned()).unwrap_or_default());
+                }
                 if let Some(u) = get("usage").filter(|u| u.is_truthy()) {
                     push(Source::ToolResult, "Tools/summaries".into(), u, out);
                 }
@@ -535,8 +554,11 @@ mod tests {
     /// What a file's usage says, identities aside (they hash raw text, which escapes change).
     fn summary(u: &FileUsage) -> String {
         let events: Vec<_> = u.events.iter().map(|e| (e.time_ms, e.source, e.model.clone(), e.amounts)).collect();
-        let messages: Vec<_> =
-            u.messages.iter().map(|m| (m.time_ms, m.role.clone(), m.tool_calls.to_vec(), m.tool_error)).collect();
+        let messages: Vec<_> = u
+            .messages
+            .iter()
+            .map(|m| (m.time_ms, m.role.clone(), m.tool_calls.to_vec(), m.tool_error, &m.failed_tool))
+            .collect();
         let diagnostics: Vec<_> = u.diagnostics.iter().map(|d| (d.line, d.message.clone())).collect();
         format!("{} {} {events:?} {messages:?} {diagnostics:?}", u.session_id, u.cwd)
     }
@@ -602,7 +624,10 @@ mod tests {
             r#""assistant","content":[],"provider":"p","model":"m","model":"n","usage":{ "input":7,"output":0,"cacheRead":0,"cacheWrite":0,"cost":{"total":7}}}}"#.to_string(),
             r#""toolResult","content":[],"isError":"true","usage":{"input":8,"output":0,"cacheRead":0,"cacheWrite":0,"cost":{"total":8}}}}"#.to_string(),
             r#""toolResult","content":[],"isError":true}}"#.to_string(),
-            r#""toolResult","content":[],"isError":true,"isError":false}}"#.to_string(),
+            r#""toolResult","content":[],"isError":true,"isError":false,"toolName":"bash"}}"#.to_string(),
+            r#""toolResult","toolCallId":"c","toolName":"bash","toolName":"edit","content":[],"isError":true}}"#.to_string(),
+            r#""toolResult","toolName":7,"content":[],"isError":true}}"#.to_string(),
+            r#""toolResult","toolName":"r\u0065ad","content":[{"type":"text","text":"\"toolName\":\"x\""}],"isError":true}}"#.to_string(),
             format!(r#""toolResult","content":[],"isError":1,"usage":{}}}}}"#, pi_usage(9)),
             // After the usage, an object that starts as one and is not: its numbers are not taken.
             format!(
@@ -632,7 +657,14 @@ mod tests {
         assert_eq!(inputs, [1.0, 2.0, 3.0, 100.0, 5.0, 7.0, 8.0, 9.0, 10.0]);
         assert_eq!(fast.events[0].amounts.cost, "1.013515000000000001".parse::<f64>().unwrap());
         let errors: Vec<bool> = fast.messages.iter().map(|m| m.tool_error).collect();
-        assert_eq!(errors, [false, false, false, false, false, false, false, true, false, false, false]);
+        assert_eq!(
+            errors,
+            [false, false, false, false, false, false, false, true, false, true, true, true, false, false]
+        );
+        // The failed tool is the last `toolName` key's string (`""` when absent or not a string).
+        let failed: Vec<Option<&str>> = fast.messages.iter().map(|m| m.failed_tool.as_deref()).collect();
+        let no = None;
+        assert_eq!(failed, [no, no, no, no, no, no, no, Some(""), no, Some("edit"), Some(""), Some("read"), no, no]);
     }
 
     /// A line whose keys are written with escapes is read from its full value (the slow path):

@@ -108,6 +108,8 @@ pub struct Activity {
     pub tool_calls: BTreeMap<String, u64>,
     /// Tool results with `isError`.
     pub tool_errors: u64,
+    /// Those results by their `toolName`.
+    pub tool_errors_by_tool: BTreeMap<String, u64>,
 }
 
 /// A session row's extras (`usage session`): its own totals agree with `session-scan stats`;
@@ -223,6 +225,9 @@ impl Partial {
             *self.activity.tool_calls.entry(k).or_default() += v;
         }
         self.activity.tool_errors += o.activity.tool_errors;
+        for (k, v) in o.activity.tool_errors_by_tool {
+            *self.activity.tool_errors_by_tool.entry(k).or_default() += v;
+        }
         self.days.extend(o.days);
         self.errors.extend(o.errors);
         self
@@ -510,6 +515,9 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
             bump(&mut acc.activity.tool_calls, t);
         }
         acc.activity.tool_errors += u64::from(m.tool_error);
+        if let Some(tool) = &m.failed_tool {
+            bump(&mut acc.activity.tool_errors_by_tool, tool);
+        }
         if let Some(d) = d
             && last_day != Some(d)
         {

@@ -225,6 +225,7 @@ fn json_report(r: &Report, keys: &[&RowKey], group: Group, opts: &Options, tz: &
     activity.insert("messages", counts(&act.messages));
     activity.insert("toolCalls", counts(&act.tool_calls));
     activity.insert("toolErrors", Value::Number(act.tool_errors as f64));
+    activity.insert("toolErrorsByTool", counts(&act.tool_errors_by_tool));
     let mut o = Object::new();
     o.insert("schemaVersion", Value::Number(SCHEMA_VERSION));
     o.insert("report", s(group.name().into()));
@@ -325,21 +326,26 @@ fn table(r: &Report, keys: &[&RowKey], group: Group) -> String {
     }
     out.push_str(&row("TOTAL", &r.totals, bold));
     let act = &r.activity;
-    let top_tools: Vec<String> = {
-        let mut v: Vec<(&String, &u64)> = act.tool_calls.iter().collect();
+    let top = |counts: &std::collections::BTreeMap<String, u64>| -> String {
+        let mut v: Vec<(&String, &u64)> = counts.iter().collect();
         v.sort_by(|a, b| b.1.cmp(a.1));
-        v.iter().take(5).map(|(k, n)| format!("{k} {n}")).collect()
+        v.iter()
+            .take(5)
+            .map(|(k, n)| format!("{} {n}", if k.is_empty() { "(unnamed)" } else { k }))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     out.push_str(&format!(
-        "{dim}{} sessions, {} active days, {} messages ({} user, {} assistant), {} tool calls ({}), {} tool errors{}{reset}\n",
+        "{dim}{} sessions, {} active days, {} messages ({} user, {} assistant), {} tool calls ({}), {} tool errors{}{}{reset}\n",
         act.sessions,
         act.active_days,
         act.messages.values().sum::<u64>(),
         act.messages.get("user").copied().unwrap_or(0),
         act.messages.get("assistant").copied().unwrap_or(0),
         act.tool_calls.values().sum::<u64>(),
-        top_tools.join(", "),
+        top(&act.tool_calls),
         act.tool_errors,
+        if act.tool_errors > 0 { format!(" ({})", top(&act.tool_errors_by_tool)) } else { String::new() },
         if r.duplicates.events > 0 {
             format!("; {} usage records copied into forks counted once (${:.4})", r.duplicates.events, r.duplicates.usage.cost)
         } else {

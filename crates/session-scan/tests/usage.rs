@@ -181,6 +181,45 @@ fn activity_counts_agree_with_session_stats() {
     }
 }
 
+/// Each failed tool result (`isError: true`) is counted under its `toolName`, read as
+/// `JSON.parse` reads the line: per file, and in a report of that file alone. Across the store
+/// a result copied into a fork is counted once, and the per-tool counts add up to the errors.
+#[test]
+fn tool_errors_are_counted_by_tool() {
+    let files = session_scan::expand_paths(&[corpora().join("sample-16/sessions"), corpora().join("real/sessions")]);
+    let mut every_copy = std::collections::BTreeMap::<String, u64>::new();
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        let mut failed = Vec::new();
+        for line in bytes.split(|&b| b == b'\n') {
+            let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else { continue };
+            let m = &v["message"];
+            if v["type"] == "message" && m["role"] == "toolResult" && m["isError"] == true {
+                failed.push(m["toolName"].as_str().unwrap_or("").to_string());
+            }
+        }
+        let u = session_core::usage::file_usage(&bytes).unwrap();
+        let read: Vec<String> = u.messages.iter().filter_map(|m| m.failed_tool.clone()).collect();
+        assert_eq!(read, failed, "{}", f.display());
+        assert_eq!(u.messages.iter().filter(|m| m.tool_error).count(), failed.len(), "{}", f.display());
+        let mut counts = std::collections::BTreeMap::<String, u64>::new();
+        for tool in failed {
+            *counts.entry(tool.clone()).or_default() += 1;
+            *every_copy.entry(tool).or_default() += 1;
+        }
+        let alone = build(std::slice::from_ref(f), &opts(Group::Daily), &|| {});
+        assert_eq!(alone.activity.tool_errors_by_tool, counts, "{}", f.display());
+    }
+    let report = build(&files, &opts(Group::Daily), &|| {});
+    let by_tool = &report.activity.tool_errors_by_tool;
+    assert_eq!(report.activity.tool_errors, by_tool.values().sum::<u64>());
+    assert_eq!(by_tool.keys().collect::<Vec<_>>(), every_copy.keys().collect::<Vec<_>>());
+    // sample-16 has forks: some errors are copies, counted once.
+    assert!(by_tool.iter().all(|(tool, n)| *n <= every_copy[tool]), "{by_tool:?} {every_copy:?}");
+    assert!(report.activity.tool_errors < every_copy.values().sum::<u64>(), "{by_tool:?}");
+    assert!(by_tool.len() >= 2 && report.activity.tool_errors >= 100, "{by_tool:?}");
+}
+
 /// A session large enough to be read with its lines scanned in parallel counts what the library
 /// counts on the whole file, and what `stats` counts.
 #[test]
