@@ -72,8 +72,6 @@ pub struct MessageEvent {
     pub tool_calls: SmallVec<[String; 2]>,
     /// A tool result with `isError: true`.
     pub tool_error: bool,
-    /// For such a result, its `toolName` (`""` when not a string).
-    pub failed_tool: Option<String>,
     /// Identity, as for usage.
     pub identity: u64,
 }
@@ -93,6 +91,9 @@ pub struct FileUsage {
     pub events: Vec<UsageEvent>,
     /// Every message.
     pub messages: Vec<MessageEvent>,
+    /// The tool results with `isError: true`: their index in `messages` and their `toolName`
+    /// (`""` when not a string). Kept apart so that the common message stays small.
+    pub failed_tools: Vec<(usize, String)>,
     /// Where Pi would throw (a missing usage), with what we did.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -335,7 +336,6 @@ impl UsageBuilder {
                     role: role_name.clone(),
                     tool_calls: SmallVec::new(),
                     tool_error: false,
-                    failed_tool: None,
                     identity: identity(&[ts_raw, b"message", role_name.as_bytes(), mf_raw(b, sc, "timestamp")]),
                 };
                 let fields = match &*role_name {
@@ -388,8 +388,8 @@ impl UsageBuilder {
                                 .rev()
                                 .find(|f| &b[f.key.0 as usize..f.key.1 as usize] == b"toolName");
                             let name = Field::from_span(b, name.map(|f| f.value));
-                            event.failed_tool =
-                                Some(name.as_str().map(|n| n.to_str_lossy().into_owned()).unwrap_or_default());
+                            let name = name.as_str().map(|n| n.to_str_lossy().into_owned()).unwrap_or_default();
+                            out.failed_tools.push((out.messages.len(), name));
                         }
                         if let Some(span) = fields.usage.filter(|s| truthy(b, *s)) {
                             add(Source::ToolResult, models.tools(), span, out);
@@ -503,7 +503,6 @@ fn slow_line(v: &Value<'_>, line: u64, offset: u64, out: &mut FileUsage) {
             role: role.clone().into(),
             tool_calls: SmallVec::new(),
             tool_error: false,
-            failed_tool: None,
             identity: identity(&[&ts, b"message", role.as_bytes(), &raw(get("timestamp"))]),
         };
         match role.as_str() {
@@ -524,7 +523,8 @@ fn slow_line(v: &Value<'_>, line: u64, offset: u64, out: &mut FileUsage) {
                 event.tool_error = get("isError") == Some(&Value::Bool(true));
                 if event.tool_error {
                     let name = get("toolName").and_then(Value::as_str);
-                    event.failed_tool = Some(name.map(|n| n.to_str_lossy().into_owned()).unwrap_or_default());
+                    out.failed_tools
+                        .push((out.messages.len(), name.map(|n| n.to_str_lossy().into_owned()).unwrap_or_default()));
                 }
                 if let Some(u) = get("usage").filter(|u| u.is_truthy()) {
                     push(Source::ToolResult, "Tools/summaries".into(), u, out);
@@ -554,13 +554,10 @@ mod tests {
     /// What a file's usage says, identities aside (they hash raw text, which escapes change).
     fn summary(u: &FileUsage) -> String {
         let events: Vec<_> = u.events.iter().map(|e| (e.time_ms, e.source, e.model.clone(), e.amounts)).collect();
-        let messages: Vec<_> = u
-            .messages
-            .iter()
-            .map(|m| (m.time_ms, m.role.clone(), m.tool_calls.to_vec(), m.tool_error, &m.failed_tool))
-            .collect();
+        let messages: Vec<_> =
+            u.messages.iter().map(|m| (m.time_ms, m.role.clone(), m.tool_calls.to_vec(), m.tool_error)).collect();
         let diagnostics: Vec<_> = u.diagnostics.iter().map(|d| (d.line, d.message.clone())).collect();
-        format!("{} {} {events:?} {messages:?} {diagnostics:?}", u.session_id, u.cwd)
+        format!("{} {} {events:?} {messages:?} {:?} {diagnostics:?}", u.session_id, u.cwd, u.failed_tools)
     }
 
     /// Lines written as Pi writes a message are read where the scan saw the prefix; the same
@@ -662,9 +659,8 @@ mod tests {
             [false, false, false, false, false, false, false, true, false, true, true, true, false, false]
         );
         // The failed tool is the last `toolName` key's string (`""` when absent or not a string).
-        let failed: Vec<Option<&str>> = fast.messages.iter().map(|m| m.failed_tool.as_deref()).collect();
-        let no = None;
-        assert_eq!(failed, [no, no, no, no, no, no, no, Some(""), no, Some("edit"), Some(""), Some("read"), no, no]);
+        let failed: Vec<(usize, &str)> = fast.failed_tools.iter().map(|(k, t)| (*k, t.as_str())).collect();
+        assert_eq!(failed, [(7, ""), (9, "edit"), (10, ""), (11, "read")]);
     }
 
     /// A line whose keys are written with escapes is read from its full value (the slow path):

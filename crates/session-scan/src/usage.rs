@@ -502,7 +502,9 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
         }
     }
     let mut last_day = None;
-    for m in &usage.messages {
+    let mut failed_tools = usage.failed_tools.iter().peekable();
+    for (k, m) in usage.messages.iter().enumerate() {
+        let failed_tool = failed_tools.next_if(|(at, _)| *at == k).map(|(_, tool)| tool);
         let d = days.of(opts, m.time_ms);
         if !in_range(opts, d) {
             continue;
@@ -515,7 +517,7 @@ fn count(opts: &Options, path: &Path, usage: &FileUsage, mut seen: Option<&mut H
             bump(&mut acc.activity.tool_calls, t);
         }
         acc.activity.tool_errors += u64::from(m.tool_error);
-        if let Some(tool) = &m.failed_tool {
+        if let Some(tool) = failed_tool {
             bump(&mut acc.activity.tool_errors_by_tool, tool);
         }
         if let Some(d) = d

@@ -199,9 +199,10 @@ fn tool_errors_are_counted_by_tool() {
             }
         }
         let u = session_core::usage::file_usage(&bytes).unwrap();
-        let read: Vec<String> = u.messages.iter().filter_map(|m| m.failed_tool.clone()).collect();
+        let read: Vec<String> = u.failed_tools.iter().map(|(_, t)| t.clone()).collect();
         assert_eq!(read, failed, "{}", f.display());
-        assert_eq!(u.messages.iter().filter(|m| m.tool_error).count(), failed.len(), "{}", f.display());
+        let errors: Vec<usize> = (0..u.messages.len()).filter(|&k| u.messages[k].tool_error).collect();
+        assert_eq!(u.failed_tools.iter().map(|(k, _)| *k).collect::<Vec<_>>(), errors, "{}", f.display());
         let mut counts = std::collections::BTreeMap::<String, u64>::new();
         for tool in failed {
             *counts.entry(tool.clone()).or_default() += 1;
