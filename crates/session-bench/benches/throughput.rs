@@ -82,15 +82,7 @@ fn store(c: &mut Criterion) {
         })
     });
     let paths = session_scan::expand_paths(std::slice::from_ref(&root));
-    let opts = session_scan::usage::Options {
-        group: session_scan::usage::Group::Daily,
-        breakdown: false,
-        by_source: false,
-        since: None,
-        until: None,
-        tz: jiff::tz::TimeZone::UTC,
-        project: None,
-    };
+    let opts = session_scan::usage::Options::default();
     g.bench_function("usage daily report", |b| {
         b.iter(|| session_scan::usage::build(&paths, &opts, &|| {}).totals.events)
     });

@@ -29,6 +29,8 @@ pub enum Source {
     Compaction,
     /// A branch summary's summariser usage.
     BranchSummary,
+    /// An Atomic `session_summary`'s summariser usage (§10, Atomic; counted only when asked for).
+    SessionSummary,
 }
 
 impl Source {
@@ -40,6 +42,7 @@ impl Source {
             Source::ToolResult => "toolResult",
             Source::Compaction => "compaction",
             Source::BranchSummary => "branch_summary",
+            Source::SessionSummary => "session_summary",
         }
     }
 }
@@ -113,10 +116,15 @@ fn identity(parts: &[&[u8]]) -> u64 {
 /// Reads the usage events and messages of one file, with the loader's rules (the header must be
 /// the first parsed record, malformed and falsy lines are skipped).
 pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
+    file_usage_counting(bytes, Counting::Pi)
+}
+
+/// [`file_usage`] with the sources `counting` takes.
+pub fn file_usage_counting(bytes: &[u8], counting: Counting) -> Result<FileUsage, LoadError> {
     if bytes.is_empty() {
         return Err(LoadError::Empty);
     }
-    let mut builder = UsageBuilder::default();
+    let mut builder = UsageBuilder::new(counting);
     for line in Lines::new(bytes, LineRule::Newline) {
         if !builder.line(line) {
             break;
@@ -125,10 +133,23 @@ pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
     builder.finish()
 }
 
+/// Which usages are counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Counting {
+    /// What Pi 1.6 counts in its session totals (§10).
+    #[default]
+    Pi,
+    /// Pi's sources and the usage of Atomic's `session_summary` entries, which Atomic counts
+    /// (§10). Atomic writes no `usage` entries and no compaction usage, so on its files this is
+    /// Atomic's own sum.
+    WithAtomicSummaries,
+}
+
 /// [`file_usage`] a line at a time (lines split on `\n`), for streaming a file through a small
 /// buffer.
 #[derive(Default)]
 pub struct UsageBuilder {
+    counting: Counting,
     out: FileUsage,
     header_seen: bool,
     error: Option<LoadError>,
@@ -203,6 +224,11 @@ fn role_name(role: &Field<'_>) -> Cow<'static, str> {
 }
 
 impl UsageBuilder {
+    /// A builder that counts what `counting` says.
+    pub fn new(counting: Counting) -> UsageBuilder {
+        UsageBuilder { counting, ..UsageBuilder::default() }
+    }
+
     /// Takes the next line; returns false once the file is refused.
     pub fn line(&mut self, line: crate::lines::Line<'_>) -> bool {
         self.line_scanned(line, None)
@@ -282,7 +308,7 @@ impl UsageBuilder {
             // Rare: keys written with escapes; the slow path reads them from the full value.
             arena.reset();
             if let Ok(v) = json::parse_value(b, arena) {
-                slow_line(&v, line.number, line.offset, out);
+                slow_line(&v, line.number, line.offset, self.counting, out);
             }
             return Ok(());
         }
@@ -322,6 +348,11 @@ impl UsageBuilder {
                 if let Some(span) = sc.field(b, "usage").filter(|s| truthy(b, *s)) {
                     let source = if t == b"compaction" { Source::Compaction } else { Source::BranchSummary };
                     add(source, models.tools(), span, out);
+                }
+            }
+            Some(b"session_summary") if self.counting == Counting::WithAtomicSummaries => {
+                if let Some(span) = sc.field(b, "usage").filter(|s| truthy(b, *s)) {
+                    add(Source::SessionSummary, models.tools(), span, out);
                 }
             }
             Some(b"message") => {
@@ -461,7 +492,7 @@ fn tool_call_names_of(content: &Value<'_>) -> SmallVec<[String; 2]> {
 
 /// Lines whose keys hold escapes: the same reading from the full value, with the same events,
 /// messages and diagnostics as the scan's reading of an unescaped line.
-fn slow_line(v: &Value<'_>, line: u64, offset: u64, out: &mut FileUsage) {
+fn slow_line(v: &Value<'_>, line: u64, offset: u64, counting: Counting, out: &mut FileUsage) {
     let f = |k: &str| Field::from_value(v.get(k));
     let time = f("timestamp").time_value();
     // A value's text as the scan's spans hold it: a string without its quotes.
@@ -492,6 +523,10 @@ fn slow_line(v: &Value<'_>, line: u64, offset: u64, out: &mut FileUsage) {
         if let Some(u) = v.get("usage").filter(|u| u.is_truthy()) {
             let source = if ty.is("compaction") { Source::Compaction } else { Source::BranchSummary };
             push(source, "Tools/summaries".into(), u, out);
+        }
+    } else if ty.is("session_summary") && counting == Counting::WithAtomicSummaries {
+        if let Some(u) = v.get("usage").filter(|u| u.is_truthy()) {
+            push(Source::SessionSummary, "Tools/summaries".into(), u, out);
         }
     } else if ty.is("message") {
         let m = v.get("message").filter(|m| m.as_object().is_some());

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use session_core::lines::LineRule;
 use session_core::stats::UsageTotals;
-use session_core::usage::{FileUsage, Source, UsageBuilder};
+use session_core::usage::{Counting, FileUsage, Source, UsageBuilder};
 
 /// How rows are grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -63,6 +63,24 @@ pub struct Options {
     /// Only sessions whose header `cwd` contains this text (copies are still found across every
     /// session: usage a session of another project spent first is not counted here).
     pub project: Option<String>,
+    /// Which usages count: Pi's, or with Atomic's session summaries too (`--atomic`).
+    pub counting: Counting,
+}
+
+impl Default for Options {
+    /// Daily rows in UTC, nothing filtered, Pi's sources.
+    fn default() -> Options {
+        Options {
+            group: Group::Daily,
+            breakdown: false,
+            by_source: false,
+            since: None,
+            until: None,
+            tz: jiff::tz::TimeZone::UTC,
+            project: None,
+            counting: Counting::Pi,
+        }
+    }
 }
 
 impl Options {
@@ -308,7 +326,7 @@ fn read_file(opts: &Options, path: &Path, family: bool, parallel_from: u64, buf:
         buf,
         scan,
         parallel_from,
-        UsageBuilder::default,
+        || UsageBuilder::new(opts.counting),
         |b, line, s| b.line_scanned(line, s),
     );
     let usage = match read {
@@ -583,15 +601,7 @@ mod tests {
         for zone in
             ["UTC", "America/New_York", "America/Havana", "America/Santiago", "Australia/Lord_Howe", "Asia/Kolkata"]
         {
-            let opts = Options {
-                group: Group::Daily,
-                breakdown: false,
-                by_source: false,
-                since: None,
-                until: None,
-                tz: jiff::tz::TimeZone::get(zone).unwrap(),
-                project: None,
-            };
+            let opts = Options { tz: jiff::tz::TimeZone::get(zone).unwrap(), ..Options::default() };
             let mut days = Days::default();
             let mut checked = 0;
             // Every 7 minutes for 300 days (both yearly changes of each zone), some times not whole.

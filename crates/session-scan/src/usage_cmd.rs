@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use session_core::json::{JsStr, Object, Value, write_json};
+use session_core::usage::Counting;
 use session_scan::usage::{self, Amounts, Group, Options, Report, RowKey, micros};
 
 /// The JSON schema's version: fields are only ever added.
@@ -51,6 +52,11 @@ pub struct UsageArgs {
     /// session of another project still counts once, there.
     #[arg(long, value_name = "TEXT")]
     project: Option<String>,
+    /// The Atomic fork: its store (`~/.atomic/agent/sessions`, `ATOMIC_CODING_AGENT_DIR`,
+    /// `ATOMIC_CODING_AGENT_SESSION_DIR`) by default, and the usage of its session summaries
+    /// counted too, as Atomic counts it.
+    #[arg(long)]
+    atomic: bool,
 }
 
 fn parse_day(s: &str) -> anyhow::Result<jiff::civil::Date> {
@@ -77,14 +83,15 @@ pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
         until: a.until.as_deref().map(parse_day).transpose()?,
         tz,
         project: a.project.clone(),
+        counting: if a.atomic { Counting::WithAtomicSummaries } else { Counting::Pi },
     };
     if let (Some(since), Some(until)) = (opts.since, opts.until)
         && since > until
     {
         eprintln!("session-scan: --since {since} is after --until {until}: no usage can fall between them");
     }
-    // Without a root, Pi's session-dir override (environment, then settings) if it has one.
-    let root = a.root.clone().unwrap_or_else(|| session_scan::list::store_here(false));
+    // Without a root, the session-dir override (environment, then settings) if there is one.
+    let root = a.root.clone().unwrap_or_else(|| session_scan::list::store_here(a.atomic));
     let files = session_scan::expand_paths(&[root]);
     let done = AtomicUsize::new(0);
     let finished = std::sync::atomic::AtomicBool::new(false);

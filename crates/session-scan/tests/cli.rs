@@ -512,6 +512,35 @@ fn listed_ids(out: &Output) -> Vec<String> {
     ids
 }
 
+/// `usage --atomic` reads Atomic's store (§8: `~/.atomic/agent/sessions`, or its variables) and
+/// counts its session summaries' usage (§10, Atomic); without it, Pi's store and Pi's sources.
+#[test]
+fn usage_atomic_reads_atomics_store_and_summaries() {
+    let base = scratch("usage-atomic");
+    let home = base.join("home");
+    let write = |dir: &Path, extra: &str| {
+        std::fs::create_dir_all(dir).unwrap();
+        let assistant = r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[],"provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"cost":{"total":2}},"timestamp":2}}"#;
+        std::fs::write(dir.join("s.jsonl"), format!("{HEADER}\n{MESSAGE}\n{assistant}\n{extra}")).unwrap();
+    };
+    let summary = r#"{"type":"session_summary","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","summary":"s","summarizedThroughId":"b","usage":{"input":3,"output":1,"cacheRead":0,"cacheWrite":0,"cost":{"total":0.5}}}"#;
+    write(&home.join(".atomic/agent/sessions/--w--"), &format!("{summary}\n"));
+    let total = |vars: &[(&str, &Path)], extra: &[&str]| {
+        let out = run(scan_at(&home, &base, vars).args(["usage", "daily", "--json", "--timezone", "UTC"]).args(extra));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (report["totals"]["cost"].as_f64().unwrap(), report["activity"]["sessions"].as_u64().unwrap())
+    };
+    assert_eq!(total(&[], &["--atomic"]), (2.5, 1));
+    // Pi's store is empty; Atomic's store read as a root counts what Pi counts.
+    assert_eq!(total(&[], &[]), (0.0, 0));
+    let atomic_root = home.join(".atomic/agent/sessions");
+    assert_eq!(total(&[], &[atomic_root.to_str().unwrap()]), (2.0, 1));
+    // Atomic's own variable for its agent folder.
+    let elsewhere = base.join("elsewhere");
+    write(&elsewhere.join("sessions/--w--"), "");
+    assert_eq!(total(&[("ATOMIC_CODING_AGENT_DIR", &elsewhere)], &["--atomic"]), (2.0, 1));
+}
+
 /// Pi's session-dir override (§1: `PI_CODING_AGENT_SESSION_DIR`, then `sessionDir` in the project's
 /// settings over the global ones; Atomic's variable with Pi's as an alias, §8) names the flat
 /// folder that `list` and `usage` read when no root is given: all of it, or with `--cwd` the

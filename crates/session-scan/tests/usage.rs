@@ -7,6 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use session_core::usage::{Counting, Source};
 use session_scan::usage::{Group, Options, build};
 
 fn corpora() -> PathBuf {
@@ -14,15 +15,7 @@ fn corpora() -> PathBuf {
 }
 
 fn opts(group: Group) -> Options {
-    Options {
-        group,
-        breakdown: false,
-        by_source: false,
-        since: None,
-        until: None,
-        tz: jiff::tz::TimeZone::UTC,
-        project: None,
-    }
+    Options { group, ..Options::default() }
 }
 
 #[test]
@@ -111,6 +104,62 @@ fn forks_and_clones_are_counted_once() {
         assert_eq!(stats.stats.usage.cost, cost, "{id}");
     }
     assert_eq!(sessions.totals.usage.cost, 15.0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Atomic's session summaries (§8: `session_summary` with `usage?`) are summariser calls that
+/// Atomic counts in its totals (§10) and Pi 1.6 does not know: counted with
+/// `Counting::WithAtomicSummaries` (`usage --atomic`), under their own source, and once when a
+/// fork copies them; Pi's counting leaves them out, as Pi's session totals do.
+#[test]
+fn atomic_session_summaries_count_when_asked() {
+    let dir = std::env::temp_dir().join(format!("session-scan-atomic-usage-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("--w--")).unwrap();
+    let usage = |cost: f64| {
+        format!(r#"{{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{{"total":{cost}}}}}"#)
+    };
+    let a1 = assistant("a1", "null", "2026-01-01T00:00:01.000Z", 1.0, 100);
+    let summary = format!(
+        r#"{{"type":"session_summary","id":"s1","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","summary":"done","summarizedThroughId":"a1","usage":{}}}"#,
+        usage(0.5)
+    );
+    // Written with an escaped key: read from its full value, with the same result.
+    let escaped = format!(
+        r#"{{"typ\u0065":"session_summary","id":"s2","parentId":"s1","timestamp":"2026-01-01T00:00:03.000Z","summary":"again","summarizedThroughId":"a1","usage":{}}}"#,
+        usage(0.125)
+    );
+    let without_usage = r#"{"type":"session_summary","id":"s3","parentId":"s2","timestamp":"2026-01-01T00:00:04.000Z","summary":"x","summarizedThroughId":"a1"}"#;
+    let branch = format!(
+        r#"{{"type":"branch_summary","id":"b1","parentId":"s3","timestamp":"2026-01-01T00:00:05.000Z","fromId":"a1","summary":"b","usage":{}}}"#,
+        usage(0.25)
+    );
+    let parent = format!("{HEADER}\n{a1}\n{summary}\n{escaped}\n{without_usage}\n{branch}\n");
+    std::fs::write(dir.join("--w--/parent.jsonl"), &parent).unwrap();
+    let fork_header = HEADER.replace(r#""id":"P""#, r#""id":"F""#).replace(
+        r#""cwd":"/w"}"#,
+        r#""cwd":"/w","parentSession":"/home/u/.atomic/agent/sessions/--w--/parent.jsonl"}"#,
+    );
+    std::fs::write(dir.join("--w--/fork.jsonl"), format!("{fork_header}\n{a1}\n{summary}\n")).unwrap();
+    let files = session_scan::expand_paths(std::slice::from_ref(&dir));
+    let atomic = Options { by_source: true, counting: Counting::WithAtomicSummaries, ..opts(Group::Daily) };
+    let pi = Options { by_source: true, ..opts(Group::Daily) };
+    let (with, without) = (build(&files, &atomic, &|| {}), build(&files, &pi, &|| {}));
+    assert_eq!(with.totals.usage.cost, 1.0 + 0.5 + 0.125 + 0.25);
+    assert_eq!(with.duplicates.usage.cost, 1.0 + 0.5);
+    assert_eq!(without.totals.usage.cost, 1.0 + 0.25);
+    let source_cost = |r: &session_scan::usage::Report, source: Source| {
+        r.rows.iter().find(|(k, _)| k.2 == Some(source)).map(|(_, a)| (a.usage.cost, a.events))
+    };
+    assert_eq!(source_cost(&with, Source::SessionSummary), Some((0.625, 2)));
+    assert_eq!(source_cost(&without, Source::SessionSummary), None);
+    assert_eq!(source_cost(&with, Source::BranchSummary), Some((0.25, 1)));
+    // Pi's counting is Pi's session totals.
+    let stats = session_core::stats::session_totals(&session_core::Session::load(parent.as_bytes()).unwrap());
+    assert_eq!(stats.stats.usage.cost, 1.25);
+    let by_file = session_core::usage::file_usage_counting(parent.as_bytes(), Counting::WithAtomicSummaries).unwrap();
+    let sources: Vec<&str> = by_file.events.iter().map(|e| e.source.name()).collect();
+    assert_eq!(sources, ["assistant", "session_summary", "session_summary", "branch_summary"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
