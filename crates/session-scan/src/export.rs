@@ -82,25 +82,259 @@ pub fn fence_of(line: &str) -> Option<(u8, usize, &str)> {
     (n >= 3).then(|| (c, n, &rest[n..]))
 }
 
-/// The line that closes the fenced block `text` leaves open, if it leaves one: message text is
-/// put in as it is, and a fence it opens and never closes would otherwise take in the rest of
-/// the transcript.
-pub fn unclosed_fence(text: &str) -> Option<String> {
-    let mut open: Option<(u8, usize)> = None;
-    for line in text.lines() {
-        match (open, fence_of(line)) {
-            (Some((c, n)), Some((d, m, after))) if c == d && m >= n && after.trim().is_empty() => open = None,
-            (None, Some((c, n, after))) if c == b'~' || !after.contains('`') => open = Some((c, n)),
-            _ => {}
-        }
-    }
-    open.map(|(c, n)| char::from(c).to_string().repeat(n))
+/// Where CommonMark's block parsing stands after a line of message text (containers aside).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BlockState {
+    /// Between blocks.
+    Nothing,
+    /// In a paragraph (or unsure: lines that are not clearly something else count as one).
+    Paragraph,
+    /// In a fenced code block: its indentation, character and length.
+    Fence(usize, u8, usize),
+    /// In an HTML block of CommonMark's kinds 1-5 (`<pre>`, `<script>`, `<style>`, `<textarea>`,
+    /// `<!--`, `<?`, `<!X`, `<![CDATA[`), which only the text given ends.
+    HtmlUntil(&'static str),
+    /// In an HTML block of kinds 6-7, which a blank line ends.
+    HtmlUntilBlank,
 }
 
-/// Message text as it is, with a fence it leaves open closed.
+/// The HTML block of kinds 1-5 a line starts, as CommonMark's start conditions read it, with the
+/// text that ends it.
+fn html_block_of(rest: &[u8]) -> Option<&'static str> {
+    for (tag, end) in
+        [(&b"pre"[..], "</pre>"), (b"script", "</script>"), (b"style", "</style>"), (b"textarea", "</textarea>")]
+    {
+        if rest.len() > tag.len()
+            && rest[0] == b'<'
+            && rest[1..=tag.len()].eq_ignore_ascii_case(tag)
+            && rest.get(tag.len() + 1).is_none_or(|&b| b == b'>' || b.is_ascii_whitespace())
+        {
+            return Some(end);
+        }
+    }
+    if rest.starts_with(b"<!--") {
+        Some("-->")
+    } else if rest.starts_with(b"<?") {
+        Some("?>")
+    } else if rest.starts_with(b"<![CDATA[") {
+        Some("]]>")
+    } else if rest.starts_with(b"<!") && rest.get(2).is_some_and(u8::is_ascii_alphabetic) {
+        Some(">")
+    } else {
+        None
+    }
+}
+
+/// CommonMark's block-level tag names (HTML blocks of kind 6).
+const BLOCK_TAGS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "base",
+    "basefont",
+    "blockquote",
+    "body",
+    "caption",
+    "center",
+    "col",
+    "colgroup",
+    "dd",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "frame",
+    "frameset",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "header",
+    "hr",
+    "html",
+    "iframe",
+    "legend",
+    "li",
+    "link",
+    "main",
+    "menu",
+    "menuitem",
+    "nav",
+    "noframes",
+    "ol",
+    "optgroup",
+    "option",
+    "p",
+    "param",
+    "search",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "title",
+    "tr",
+    "track",
+    "ul",
+];
+
+/// Whether a line starts an HTML block of kind 6: `<` or `</`, a block-level tag name, then a
+/// space, `>`, `/>` or the line's end.
+fn starts_block_tag(rest: &[u8]) -> bool {
+    let Some(after) = rest.strip_prefix(b"<") else { return false };
+    let after = after.strip_prefix(b"/").unwrap_or(after);
+    let name_len = after.iter().take_while(|b| b.is_ascii_alphanumeric()).count();
+    let (name, tail) = after.split_at(name_len);
+    BLOCK_TAGS.iter().any(|t| t.as_bytes().eq_ignore_ascii_case(name))
+        && (tail.is_empty() || tail[0] == b'>' || tail[0].is_ascii_whitespace() || tail.starts_with(b"/>"))
+}
+
+/// Whether a line is a whole open or closing tag and nothing else (an HTML block of kind 7), read
+/// strictly: a line in doubt is not one.
+fn is_lone_tag(rest: &[u8]) -> bool {
+    let ws = |s: &[u8]| s.iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
+    let name = |s: &[u8], first: fn(&u8) -> bool, more: fn(&u8) -> bool| {
+        if s.first().is_some_and(first) { 1 + s[1..].iter().take_while(|b| more(b)).count() } else { 0 }
+    };
+    let tag_name = |s: &[u8]| name(s, u8::is_ascii_alphabetic, |b| b.is_ascii_alphanumeric() || *b == b'-');
+    let end_of_line = |s: &[u8]| s.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
+    let Some(mut s) = rest.strip_prefix(b"<") else { return false };
+    if let Some(after) = s.strip_prefix(b"/") {
+        let n = tag_name(after);
+        let after = &after[n..];
+        let after = &after[ws(after)..];
+        return n > 0 && after.first() == Some(&b'>') && end_of_line(&after[1..]);
+    }
+    let n = tag_name(s);
+    if n == 0 {
+        return false;
+    }
+    s = &s[n..];
+    loop {
+        let spaces = ws(s);
+        let attribute = name(
+            &s[spaces..],
+            |b| b.is_ascii_alphabetic() || matches!(b, b'_' | b':'),
+            |b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'),
+        );
+        if spaces == 0 || attribute == 0 {
+            break;
+        }
+        s = &s[spaces + attribute..];
+        let before_eq = ws(s);
+        if s.get(before_eq) == Some(&b'=') {
+            let v = &s[before_eq + 1..];
+            let v = &v[ws(v)..];
+            let value_len = match v.first() {
+                Some(&q @ (b'"' | b'\'')) => match v[1..].iter().position(|&b| b == q) {
+                    Some(k) => k + 2,
+                    None => return false,
+                },
+                _ => v.iter().take_while(|b| !b" \t\r\n\"'=<>`".contains(b)).count(),
+            };
+            if value_len == 0 {
+                return false;
+            }
+            s = &v[value_len..];
+        }
+    }
+    let s = &s[ws(s)..];
+    let s = s.strip_prefix(b"/").unwrap_or(s);
+    s.first() == Some(&b'>') && end_of_line(&s[1..])
+}
+
+/// An ATX heading or a thematic break: a one-line block after which no paragraph goes on.
+fn is_one_line_block(rest: &[u8]) -> bool {
+    let hashes = rest.iter().take_while(|&&b| b == b'#').count();
+    if (1..=6).contains(&hashes) && rest.get(hashes).is_none_or(|b| matches!(b, b' ' | b'\t')) {
+        return true;
+    }
+    let mut marks = rest.iter().filter(|b| !matches!(b, b' ' | b'\t'));
+    let Some(&mark @ (b'*' | b'-' | b'_')) = marks.next() else { return false };
+    let mut count = 1;
+    marks.all(|&b| {
+        count += 1;
+        b == mark
+    }) && count >= 3
+}
+
+/// Whether `line` holds `end` (an HTML block's end). On the starting line it is looked for from
+/// the start itself, as `cmark` does (`<!-->` is a whole comment). An end tag is looked for in
+/// lower case only: CommonMark takes `</SCRIPT>` too, `pulldown-cmark` does not, and the closing
+/// line added for the stricter reading is a stray end tag, harmless, for the other.
+fn ends_html_block(line: &str, end: &str) -> bool {
+    line.contains(end)
+}
+
+/// The line that closes the block `text` leaves open, if it leaves one: a fence, or an HTML block
+/// that only its end closes. Message text is put in as it is, and such a block would otherwise
+/// take in the rest of the transcript (blocks that a blank line ends are ended by the one after
+/// each message).
+pub fn unclosed_block(text: &str) -> Option<String> {
+    let mut state = BlockState::Nothing;
+    for line in text.lines() {
+        let indent = line.bytes().take_while(|&b| b == b' ').count();
+        let rest = &line.as_bytes()[indent.min(line.len())..];
+        let blank = line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
+        state = match state {
+            BlockState::Fence(_, c, n) => match fence_of(line) {
+                Some((d, m, after)) if c == d && m >= n && after.trim().is_empty() => BlockState::Nothing,
+                _ => state,
+            },
+            BlockState::HtmlUntil(end) if ends_html_block(line, end) => BlockState::Nothing,
+            BlockState::HtmlUntil(_) => state,
+            BlockState::HtmlUntilBlank if blank => BlockState::Nothing,
+            BlockState::HtmlUntilBlank => state,
+            BlockState::Nothing | BlockState::Paragraph => {
+                let paragraph = state == BlockState::Paragraph;
+                if blank {
+                    BlockState::Nothing
+                } else if indent > 3 {
+                    // Indented code, or a paragraph's next line.
+                    state
+                } else if let Some((c, n, _)) =
+                    fence_of(line).filter(|(c, _, after)| *c == b'~' || !after.contains('`'))
+                {
+                    BlockState::Fence(indent, c, n)
+                } else if let Some(end) = html_block_of(rest) {
+                    if ends_html_block(line, end) { BlockState::Nothing } else { BlockState::HtmlUntil(end) }
+                } else if starts_block_tag(rest) || (!paragraph && is_lone_tag(rest)) {
+                    BlockState::HtmlUntilBlank
+                } else if is_one_line_block(rest) {
+                    BlockState::Nothing
+                } else {
+                    BlockState::Paragraph
+                }
+            }
+        };
+    }
+    match state {
+        // Indented as the opening line: in a list item, so is the fence.
+        BlockState::Fence(indent, c, n) => {
+            Some(format!("{}{}", " ".repeat(indent), char::from(c).to_string().repeat(n)))
+        }
+        BlockState::HtmlUntil(end) => Some(end.to_string()),
+        _ => None,
+    }
+}
+
+/// Message text as it is, with a fence or HTML block it leaves open closed.
 fn push_text(out: &mut String, text: &str) {
     out.push_str(text);
-    if let Some(close) = unclosed_fence(text) {
+    if let Some(close) = unclosed_block(text) {
         let _ = write!(out, "\n{close}");
     }
 }
@@ -530,11 +764,35 @@ mod tests {
 
     #[test]
     fn a_fence_left_open_is_closed() {
-        assert_eq!(unclosed_fence("a\n```\nb\n```\n"), None);
-        assert_eq!(unclosed_fence("```\nx\n```python\ny\n```\n```"), Some("```".into()));
-        assert_eq!(unclosed_fence("~~~~\n```\n~~~"), Some("~~~~".into()));
-        assert_eq!(unclosed_fence("    ```\nindented four: code, not a fence"), None);
-        assert_eq!(unclosed_fence("``` a`b\nnot a fence: a backtick in its info"), None);
+        assert_eq!(unclosed_block("a\n```\nb\n```\n"), None);
+        assert_eq!(unclosed_block("```\nx\n```python\ny\n```\n```"), Some("```".into()));
+        assert_eq!(unclosed_block("~~~~\n```\n~~~"), Some("~~~~".into()));
+        assert_eq!(unclosed_block("    ```\nindented four: code, not a fence"), None);
+        assert_eq!(unclosed_block("``` a`b\nnot a fence: a backtick in its info"), None);
+    }
+
+    /// CommonMark's HTML blocks 1-5 end only at their end text, not at a blank line.
+    #[test]
+    fn an_html_block_left_open_is_closed() {
+        assert_eq!(unclosed_block("<!-- a note\n\nmore"), Some("-->".into()));
+        assert_eq!(unclosed_block("<!-- closed -->\ntext"), None);
+        assert_eq!(unclosed_block("<!-->"), None);
+        assert_eq!(unclosed_block("  <SCRIPT>\nlet a = 1;\n\n"), Some("</script>".into()));
+        assert_eq!(unclosed_block("<pre>\nx\n</pre> after"), None);
+        assert_eq!(unclosed_block("<pre>\nx\n</PRE> after"), Some("</pre>".into()));
+        assert_eq!(unclosed_block("<style type=\"text/css\">"), Some("</style>".into()));
+        assert_eq!(unclosed_block("<textarea"), Some("</textarea>".into()));
+        assert_eq!(unclosed_block("<prefix> is not pre"), None);
+        assert_eq!(unclosed_block("<?php echo 1;"), Some("?>".into()));
+        assert_eq!(unclosed_block("<!DOCTYPE html"), Some(">".into()));
+        assert_eq!(unclosed_block("<![CDATA[ x"), Some("]]>".into()));
+        assert_eq!(unclosed_block("<div>\nends at a blank line\n"), None);
+        assert_eq!(unclosed_block("    <!-- indented four: code"), None);
+        assert_eq!(unclosed_block("a paragraph, then\n<!--\n"), Some("-->".into()));
+        // Inside a fence an HTML start is code, and inside an HTML block a fence is HTML.
+        assert_eq!(unclosed_block("```\n<!--\n```"), None);
+        assert_eq!(unclosed_block("<!--\n```\n-->"), None);
+        assert_eq!(unclosed_block("<!--\n-->\n```"), Some("```".into()));
     }
 
     #[test]
