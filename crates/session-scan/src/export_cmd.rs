@@ -33,6 +33,10 @@ pub struct ExportArgs {
     /// Pi's --session-dir, for looking up an id (default: Pi's own override, if any).
     #[arg(long)]
     dir: Option<PathBuf>,
+    /// Look an id up in the Atomic fork's store (`~/.atomic/agent/sessions`, its variables and
+    /// settings), internal workflow sessions included.
+    #[arg(long)]
+    atomic: bool,
 }
 
 /// The file SESSION names: itself when it is a file, else what `pi --session` would open.
@@ -44,7 +48,7 @@ fn session_file(a: &ExportArgs) -> anyhow::Result<PathBuf> {
     if given.is_file() {
         return Ok(given);
     }
-    let places = Places::for_args(a.cwd.as_deref(), a.dir.clone());
+    let places = Places::for_args(a.cwd.as_deref(), a.dir.clone(), a.atomic);
     let mut non_string_id = |_: &list::Listed| {};
     match resolve::resolve_session(&a.session, &places, &mut non_string_id) {
         Resolved::Path(path) | Resolved::Local(path) | Resolved::Global { path, .. } => Ok(path),

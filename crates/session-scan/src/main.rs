@@ -93,6 +93,10 @@ struct FilesArgs {
     /// One JSON object per session per line: {"file","sessionId","cwd"?,"readFiles","modifiedFiles"}.
     #[arg(long)]
     json: bool,
+    /// Without a path, the Atomic fork's store (`~/.atomic/agent/sessions`, its variables and
+    /// settings).
+    #[arg(long)]
+    atomic: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -178,7 +182,8 @@ fn main() -> ExitCode {
     let (args, which) = match &cli.command {
         Command::Files(f) => {
             // Without a path, Pi's store (its session-dir override first), as `usage` reads it.
-            let files = if f.files.is_empty() { vec![session_scan::list::store_here(false)] } else { f.files.clone() };
+            let files =
+                if f.files.is_empty() { vec![session_scan::list::store_here(f.atomic)] } else { f.files.clone() };
             files_args = FileArgs { files, json: f.json };
             (&files_args, Which::Files(f))
         }

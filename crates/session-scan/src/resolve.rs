@@ -192,11 +192,12 @@ impl Places {
     }
 
     /// The places for `pi` run in `cwd` (default: here), with `--session-dir` `dir`, else Pi's own
-    /// override from the environment or the settings, in Pi's default store.
-    pub fn for_args(cwd: Option<&str>, dir: Option<PathBuf>) -> Places {
+    /// override from the environment or the settings, in Pi's default store (Atomic's, with its
+    /// variables and settings, for `atomic`).
+    pub fn for_args(cwd: Option<&str>, dir: Option<PathBuf>, atomic: bool) -> Places {
         let cwd = list::resolve_path(cwd.unwrap_or("."));
-        let session_dir = dir.or_else(|| list::session_dir_override(false, Path::new(&cwd)));
-        Places::new(cwd, &list::default_root(false), session_dir)
+        let session_dir = dir.or_else(|| list::session_dir_override(atomic, Path::new(&cwd)));
+        Places::new(cwd, &list::default_root(atomic), session_dir)
     }
 
     /// The cwd's folder as `list(cwd, sessionDir)` lists it.

@@ -514,6 +514,7 @@ fn listed_ids(out: &Output) -> Vec<String> {
 
 /// `usage --atomic` reads Atomic's store (§8: `~/.atomic/agent/sessions`, or its variables) and
 /// counts its session summaries' usage (§10, Atomic); without it, Pi's store and Pi's sources.
+/// `files` and `export` take `--atomic` for the store too.
 #[test]
 fn usage_atomic_reads_atomics_store_and_summaries() {
     let base = scratch("usage-atomic");
@@ -539,6 +540,19 @@ fn usage_atomic_reads_atomics_store_and_summaries() {
     let elsewhere = base.join("elsewhere");
     write(&elsewhere.join("sessions/--w--"), "");
     assert_eq!(total(&[("ATOMIC_CODING_AGENT_DIR", &elsewhere)], &["--atomic"]), (2.0, 1));
+    // `files --atomic` reads the same store, and `export --atomic` looks ids up there.
+    let files = run(scan_at(&home, &base, &[]).args(["files", "--json", "--atomic"]));
+    let row: serde_json::Value = serde_json::from_slice(&files.stdout).unwrap();
+    assert_eq!(row["file"], atomic_root.join("--w--/s.jsonl").to_str().unwrap(), "{row}");
+    // Pi's store is not there: an error names it, and no session is listed.
+    let pi_files = run(scan_at(&home, &base, &[]).args(["files", "--json"]));
+    let pi_files = String::from_utf8(pi_files.stdout).unwrap();
+    assert!(!pi_files.contains("sessionId") && pi_files.contains(".pi/agent/sessions"), "{pi_files}");
+    let exported = run(scan_at(&home, &base, &[]).args(["export", "s", "--cwd", "/w", "--atomic"]));
+    assert_eq!(exported.status.code(), Some(0), "{}", String::from_utf8_lossy(&exported.stderr));
+    assert!(String::from_utf8(exported.stdout).unwrap().contains("<a id=\"entry-a\"></a>"));
+    let not_found = run(scan_at(&home, &base, &[]).args(["export", "s", "--cwd", "/w"]));
+    assert_ne!(not_found.status.code(), Some(0));
 }
 
 /// Pi's session-dir override (§1: `PI_CODING_AGENT_SESSION_DIR`, then `sessionDir` in the project's
