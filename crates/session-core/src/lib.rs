@@ -15,6 +15,7 @@ pub mod jsdate;
 pub mod json;
 pub mod jssort;
 pub mod lines;
+pub mod pieces;
 pub mod search;
 pub mod session;
 pub mod stats;

@@ -3,6 +3,7 @@
 
 pub mod cache;
 pub mod export;
+pub mod grep;
 pub mod list;
 pub mod manifest;
 mod mmap;

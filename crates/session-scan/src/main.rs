@@ -54,6 +54,9 @@ enum Command {
     /// The files each session read and changed, as Pi's compaction lists them (readFiles,
     /// modifiedFiles).
     Files(FilesArgs),
+    /// A text or pattern in every text of the sessions (messages, thinking, tool calls' arguments,
+    /// tool output, shell commands, summaries), all branches, with the entry, line and offset.
+    Grep(GrepArgs),
     /// A completion script for a shell, on stdout.
     ///
     /// For example: `session-scan completions bash >
@@ -99,6 +102,44 @@ struct FilesArgs {
     atomic: bool,
 }
 
+#[derive(clap::Args)]
+struct GrepArgs {
+    /// The text to find (as it is; with --regex a regular expression).
+    pattern: String,
+    /// Session files, or folders searched for *.jsonl (default: Pi's session store).
+    files: Vec<PathBuf>,
+    /// A regular expression (the `regex` crate's syntax: Perl-like, Unicode, no look-around).
+    #[arg(long, short = 'e')]
+    regex: bool,
+    /// Match in any case.
+    #[arg(long, short = 'i')]
+    ignore_case: bool,
+    /// Only these kinds of text, comma-separated: user, assistant, thinking, tool-call (the
+    /// strings of a call's arguments), tool-result, bash (`!` commands and their output), summary,
+    /// custom.
+    #[arg(long = "in", value_name = "KINDS", value_delimiter = ',')]
+    kinds: Vec<String>,
+    /// At most N matches per session.
+    #[arg(long, short = 'm', value_name = "N")]
+    max_count: Option<usize>,
+    /// Only the sessions with a match, and how many.
+    #[arg(long, short = 'l')]
+    files_with_matches: bool,
+    /// One JSON object per match: {"file","sessionId","line","offset","id","kind","tool"?,"match","text"}
+    /// (with -l, {"file","sessionId","matches"}).
+    #[arg(long)]
+    json: bool,
+    /// Without a path, the Atomic fork's store.
+    #[arg(long)]
+    atomic: bool,
+}
+
+/// A grep run: its compiled search and how it prints.
+struct GrepRun<'a> {
+    args: &'a GrepArgs,
+    grep: session_scan::grep::Grep,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum DialectArg {
     Pi,
@@ -127,6 +168,8 @@ struct Outcome {
     stdout: Vec<u8>,
     stderr: Vec<String>,
     failed: bool,
+    /// `grep` found something here.
+    found: bool,
 }
 
 impl Outcome {
@@ -179,7 +222,36 @@ fn main() -> ExitCode {
         };
     }
     let files_args;
+    let grep_run;
     let (args, which) = match &cli.command {
+        Command::Grep(g) => {
+            let mut kinds = Vec::new();
+            for name in &g.kinds {
+                match session_core::pieces::Kind::from_name(name.trim()) {
+                    Some(k) => kinds.push(k),
+                    None => {
+                        let names: Vec<&str> = session_core::pieces::Kind::ALL.iter().map(|k| k.name()).collect();
+                        eprintln!(
+                            "session-scan: --in: no kind of text is named {name:?} (kinds: {})",
+                            names.join(", ")
+                        );
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            let grep = match session_scan::grep::Grep::new(&g.pattern, g.regex, g.ignore_case, &kinds) {
+                Ok(grep) => grep,
+                Err(e) => {
+                    eprintln!("session-scan: not a regular expression: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            grep_run = GrepRun { args: g, grep };
+            let files =
+                if g.files.is_empty() { vec![session_scan::list::store_here(g.atomic)] } else { g.files.clone() };
+            files_args = FileArgs { files, json: g.json };
+            (&files_args, Which::Grep(&grep_run))
+        }
         Command::Files(f) => {
             // Without a path, Pi's store (its session-dir override first), as `usage` reads it.
             let files =
@@ -207,6 +279,7 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut failed = false;
+    let mut found = false;
     // Files are read in parallel and printed in order as each is ready; memory holds a window
     // of outputs, not the whole run's.
     let window = rayon::current_num_threads().max(1) * 8;
@@ -220,6 +293,7 @@ fn main() -> ExitCode {
                 eprintln!("{line}");
             }
             failed |= o.failed;
+            found |= o.found;
             match out.write_all(&o.stdout) {
                 Ok(()) => true,
                 Err(e) => {
@@ -240,12 +314,15 @@ fn main() -> ExitCode {
     if out.flush().is_err() {
         return ExitCode::SUCCESS;
     }
-    if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    // grep, as grep does: nothing found is exit 1 too.
+    let none_found = matches!(which, Which::Grep(_)) && !found;
+    if failed || none_found { ExitCode::from(1) } else { ExitCode::SUCCESS }
 }
 
 #[derive(Clone, Copy)]
 enum Which<'c> {
     Files(&'c FilesArgs),
+    Grep(&'c GrepRun<'c>),
     Tree,
     Stats,
     Context(&'c ContextArgs),
@@ -267,7 +344,7 @@ fn run_file_safely(path: &std::path::Path, which: Which<'_>, json: bool, buf: &m
         let map = match read_file_into(path, strategy, buf) {
             Ok((map, _)) => map,
             Err(e) => {
-                let mut o = Outcome { stdout: Vec::new(), stderr: Vec::new(), failed: false };
+                let mut o = Outcome { stdout: Vec::new(), stderr: Vec::new(), failed: false, found: false };
                 o.fail(&file, json, None, None, format!("cannot read: {e}"));
                 return o;
             }
@@ -310,7 +387,7 @@ fn push_transcript<'b>(
 }
 
 fn run_file(file: &str, bytes: &[u8], which: Which<'_>, json: bool) -> Outcome {
-    let mut o = Outcome { stdout: Vec::new(), stderr: Vec::new(), failed: false };
+    let mut o = Outcome { stdout: Vec::new(), stderr: Vec::new(), failed: false, found: false };
     if let Which::Context(c) = which
         && c.dialect == DialectArg::Harness
         && session_core::harness4::is_format4(bytes)
@@ -343,6 +420,12 @@ fn run_file(file: &str, bytes: &[u8], which: Which<'_>, json: bool) -> Outcome {
         o.stderr.push(format!("{file}:{}: byte {}: {}", d.line, d.offset, d.message));
     }
     match which {
+        Which::Grep(g) => {
+            let max = if g.args.files_with_matches { None } else { g.args.max_count };
+            let hits = g.grep.session_hits(&session, max);
+            o.found = !hits.is_empty();
+            report::write_grep_hits(&mut o.stdout, file, &session, &hits, g.args.files_with_matches, json);
+        }
         Which::Files(f) => {
             let (lists, diagnostics) = session_core::files::file_lists(&session);
             for d in &diagnostics {

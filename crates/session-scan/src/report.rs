@@ -556,6 +556,60 @@ pub fn write_file_lists(
     }
 }
 
+/// `grep`'s matches in one session: with `json`, `{"file","sessionId","line","offset","id","kind",
+/// "tool"?,"match","text"}` a line each (`id` is `null` when the entry has no string id); else
+/// `FILE:LINE: KIND (TOOL): TEXT`. With `files_only`, one line for a session with matches:
+/// `{"file","sessionId","matches"}`, or `FILE (N)`.
+pub fn write_grep_hits(
+    out: &mut Vec<u8>,
+    file: &str,
+    session: &Session<'_>,
+    hits: &[crate::grep::Hit],
+    files_only: bool,
+    json: bool,
+) {
+    use session_core::json::Object;
+    if hits.is_empty() {
+        return;
+    }
+    let start = || {
+        let mut o = Object::new();
+        o.insert("file", Value::String(JsStr::owned(file)));
+        o.insert("sessionId", Value::String(session.id().clone()));
+        o
+    };
+    if files_only {
+        if json {
+            let mut o = start();
+            o.insert("matches", Value::Number(hits.len() as f64));
+            session_core::json::write_json(&Value::Object(o), out);
+            out.push(b'\n');
+        } else {
+            out.extend_from_slice(format!("{file} ({})\n", hits.len()).as_bytes());
+        }
+        return;
+    }
+    for hit in hits {
+        if json {
+            let mut o = start();
+            o.insert("line", Value::Number(hit.line as f64));
+            o.insert("offset", Value::Number(hit.offset as f64));
+            o.insert("id", hit.id.clone().map_or(Value::Null, |id| Value::String(JsStr::owned(id))));
+            o.insert("kind", Value::String(JsStr::owned(hit.kind.name())));
+            if let Some(tool) = &hit.tool {
+                o.insert("tool", Value::String(JsStr::owned(tool.clone())));
+            }
+            o.insert("match", Value::String(JsStr::owned(hit.matched.clone())));
+            o.insert("text", Value::String(JsStr::owned(hit.text.clone())));
+            session_core::json::write_json(&Value::Object(o), out);
+            out.push(b'\n');
+        } else {
+            let tool = hit.tool.as_deref().map_or(String::new(), |t| format!(" ({t})"));
+            out.extend_from_slice(format!("{file}:{}: {}{tool}: {}\n", hit.line, hit.kind.name(), hit.text).as_bytes());
+        }
+    }
+}
+
 /// `FILE:LINE: byte OFFSET: MESSAGE` (or `FILE: MESSAGE` where the place is not known): how every
 /// command reports a file it could not use on stderr.
 pub fn error_text(file: &str, line: Option<u64>, offset: Option<u64>, message: &str) -> String {

@@ -36,6 +36,10 @@ fn exercise(bytes: &[u8]) -> Duration {
         session_scan::export::write_markdown(&mut markdown, "f", &s, &path, &options, Some(&redactor)).unwrap();
         assert!(markdown.starts_with(b"# "));
         let _ = session_core::files::file_lists(&s);
+        for (pattern, regex) in [("x", false), ("(?i)\\w+$", true)] {
+            let grep = session_scan::grep::Grep::new(pattern, regex, false, &[]).unwrap();
+            let _ = grep.session_hits(&s, Some(1000));
+        }
     }
     let _ = session_core::info::session_info(bytes, 0.0, true);
     let _ = session_core::usage::file_usage(bytes);
