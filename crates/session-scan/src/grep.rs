@@ -43,6 +43,8 @@ pub struct Hit {
     pub matched: String,
     /// The text around it, on one line.
     pub text: String,
+    /// Where in `text` the match is (bytes).
+    pub text_match: Range<usize>,
 }
 
 /// Bytes kept on each side of a match in [`Hit::text`].
@@ -106,6 +108,7 @@ impl Grep {
                 }
                 let Some(text) = piece.text.as_str().map(|t| t.to_str_lossy()) else { continue };
                 let Some(found) = self.find(&text) else { continue };
+                let (around_text, text_match) = around(&text, found.clone());
                 hits.push(Hit {
                     line: entry.line_number,
                     offset: entry.offset,
@@ -113,7 +116,8 @@ impl Grep {
                     kind: piece.kind,
                     tool: piece.tool.and_then(Value::as_str).map(|t| t.to_str_lossy().into_owned()),
                     matched: text[found.clone()].to_string(),
-                    text: around(&text, found),
+                    text: around_text,
+                    text_match,
                 });
                 if max.is_some_and(|m| hits.len() >= m) {
                     break;
@@ -125,8 +129,8 @@ impl Grep {
 }
 
 /// The text around `found`, at most [`AROUND`] bytes on each side (cut at characters), with
-/// line breaks and tabs as spaces and `…` where it was cut.
-fn around(text: &str, found: Range<usize>) -> String {
+/// line breaks and tabs as spaces and `…` where it was cut, and where the match is in it.
+fn around(text: &str, found: Range<usize>) -> (String, Range<usize>) {
     let mut start = found.start.saturating_sub(AROUND);
     while !text.is_char_boundary(start) {
         start -= 1;
@@ -139,11 +143,16 @@ fn around(text: &str, found: Range<usize>) -> String {
     if start > 0 {
         s.push('…');
     }
-    s.extend(text[start..end].chars().map(|c| if matches!(c, '\n' | '\r' | '\t') { ' ' } else { c }));
+    let one_line = |c: char| if matches!(c, '\n' | '\r' | '\t') { ' ' } else { c };
+    s.extend(text[start..found.start].chars().map(one_line));
+    let at = s.len();
+    s.extend(text[found.clone()].chars().map(one_line));
+    let text_match = at..s.len();
+    s.extend(text[found.end..end].chars().map(one_line));
     if end < text.len() {
         s.push('…');
     }
-    s
+    (s, text_match)
 }
 
 #[cfg(test)]
@@ -154,10 +163,12 @@ mod tests {
     fn text_around_a_match_is_cut_at_characters() {
         let text = format!("{}needle{}", "é".repeat(50), "x\n".repeat(40));
         let at = text.find("needle").unwrap();
-        let s = around(&text, at..at + 6);
+        let (s, at) = around(&text, at..at + 6);
         assert!(s.starts_with('…') && s.ends_with('…'), "{s}");
         assert!(s.contains("éneedlex x"), "{s}");
-        assert_eq!(around("a needle b", 2..8), "a needle b");
+        assert_eq!(&s[at], "needle");
+        assert_eq!(around("a needle b", 2..8), ("a needle b".to_string(), 2..8));
+        assert_eq!(around("a\nneedle\nb", 1..9), ("a needle b".to_string(), 1..9));
     }
 
     #[test]

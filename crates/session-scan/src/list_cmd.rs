@@ -1,6 +1,6 @@
 //! `session-scan list`: Pi's session picker listing, as JSON, NDJSON or a table.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use session_core::json::write_string;
@@ -561,7 +561,7 @@ fn fit(s: &str, w: usize) -> String {
 /// A table that fits the terminal: modified, messages, name or first message, cwd.
 fn table(listed: &[Listed], depths: &[usize]) -> String {
     let width = table_width();
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let color = session_scan::report::stdout_color();
     let (dim, bold, reset) = if color { ("\x1b[2m", "\x1b[1m", "\x1b[0m") } else { ("", "", "") };
     let cwd_width = (width / 4).clamp(10, 40);
     let title_width = width.saturating_sub(16 + 1 + 6 + 2 + cwd_width + 2);

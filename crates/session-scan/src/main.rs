@@ -138,6 +138,7 @@ struct GrepArgs {
 struct GrepRun<'a> {
     args: &'a GrepArgs,
     grep: session_scan::grep::Grep,
+    color: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -246,7 +247,7 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            grep_run = GrepRun { args: g, grep };
+            grep_run = GrepRun { args: g, grep, color: session_scan::report::stdout_color() };
             let files =
                 if g.files.is_empty() { vec![session_scan::list::store_here(g.atomic)] } else { g.files.clone() };
             files_args = FileArgs { files, json: g.json };
@@ -424,7 +425,7 @@ fn run_file(file: &str, bytes: &[u8], which: Which<'_>, json: bool) -> Outcome {
             let max = if g.args.files_with_matches { None } else { g.args.max_count };
             let hits = g.grep.session_hits(&session, max);
             o.found = !hits.is_empty();
-            report::write_grep_hits(&mut o.stdout, file, &session, &hits, g.args.files_with_matches, json);
+            report::write_grep_hits(&mut o.stdout, file, &session, &hits, g.args.files_with_matches, json, g.color);
         }
         Which::Files(f) => {
             let (lists, diagnostics) = session_core::files::file_lists(&session);

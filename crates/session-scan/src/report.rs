@@ -567,6 +567,7 @@ pub fn write_grep_hits(
     hits: &[crate::grep::Hit],
     files_only: bool,
     json: bool,
+    color: bool,
 ) {
     use session_core::json::Object;
     if hits.is_empty() {
@@ -605,9 +606,21 @@ pub fn write_grep_hits(
             out.push(b'\n');
         } else {
             let tool = hit.tool.as_deref().map_or(String::new(), |t| format!(" ({t})"));
-            out.extend_from_slice(format!("{file}:{}: {}{tool}: {}\n", hit.line, hit.kind.name(), hit.text).as_bytes());
+            let text = if color {
+                let m = &hit.text_match;
+                format!("{}\x1b[1;31m{}\x1b[0m{}", &hit.text[..m.start], &hit.text[m.clone()], &hit.text[m.end..])
+            } else {
+                hit.text.clone()
+            };
+            out.extend_from_slice(format!("{file}:{}: {}{tool}: {text}\n", hit.line, hit.kind.name()).as_bytes());
         }
     }
+}
+
+/// Whether stdout gets colour: a terminal, and `NO_COLOR` not set (or empty).
+pub fn stdout_color() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 /// `FILE:LINE: byte OFFSET: MESSAGE` (or `FILE: MESSAGE` where the place is not known): how every

@@ -293,7 +293,7 @@ fn human(n: f64) -> String {
 }
 
 fn table(r: &Report, keys: &[&RowKey], group: Group) -> String {
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let color = session_scan::report::stdout_color();
     let (bold, dim, reset) = if color { ("\x1b[1m", "\x1b[2m", "\x1b[0m") } else { ("", "", "") };
     let label = |k: &RowKey| match (&k.1, k.2) {
         (None, None) => k.0.clone(),
