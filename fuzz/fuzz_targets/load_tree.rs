@@ -1,5 +1,5 @@
-//! Fuzz target: loading, the tree, branches, totals (the file's and the branch's) and the files
-//! read and changed terminate without panicking.
+//! Fuzz target: loading, the tree, branches, totals (the file's and the branch's), the files
+//! read and changed and the texts `grep` searches terminate without panicking.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
@@ -14,9 +14,16 @@ fuzz_target!(|data: &[u8]| {
         let _ = session_core::stats::branch_totals(&s, &b.path);
         let (lists, _) = session_core::files::file_lists(&s);
         assert!(lists.read_files.iter().all(|p| !lists.modified_files.contains(p)));
+        let arena = bumpalo::Bump::new();
         for (i, _) in s.entries() {
             let _ = s.children(&s.records[i].id);
+            if let Ok(v) = s.records[i].value(&arena) {
+                for piece in session_core::pieces::pieces(&v) {
+                    assert!(piece.text.as_str().is_some());
+                }
+            }
         }
     }
     let _ = session_core::usage::file_usage(data);
+    let _ = session_core::usage::file_usage_counting(data, session_core::usage::Counting::WithAtomicSummaries);
 });
