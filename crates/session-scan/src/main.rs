@@ -109,7 +109,7 @@ struct GrepArgs {
     /// Session files, or folders searched for *.jsonl (default: Pi's session store).
     files: Vec<PathBuf>,
     /// A regular expression (the `regex` crate's syntax: Perl-like, Unicode, no look-around).
-    #[arg(long, short = 'e')]
+    #[arg(long, short = 'E')]
     regex: bool,
     /// Match in any case.
     #[arg(long, short = 'i')]

@@ -180,7 +180,7 @@ fn the_command_prints_matches_and_says_when_there_are_none() {
     assert!(listed.iter().all(|r| r["matches"].as_u64().unwrap() >= 1));
     let none = scan().args(["grep", "no such text anywhere 7f3e", d]).output().unwrap();
     assert_eq!((none.status.code(), none.stdout.is_empty()), (Some(1), true));
-    let bad = scan().args(["grep", "-e", "(unclosed", d]).output().unwrap();
+    let bad = scan().args(["grep", "-E", "(unclosed", d]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("not a regular expression"));
     let bad_kind = scan().args(["grep", "--in", "users", "x", d]).output().unwrap();
