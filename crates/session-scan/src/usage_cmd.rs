@@ -17,6 +17,17 @@ pub enum OrderArg {
     Desc,
 }
 
+/// What rows are ordered by.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SortArg {
+    /// The period, session id, project or model.
+    Key,
+    /// The group's cost.
+    Cost,
+    /// The group's tokens.
+    Tokens,
+}
+
 #[derive(clap::Args)]
 pub struct UsageArgs {
     /// How to group rows.
@@ -42,6 +53,13 @@ pub struct UsageArgs {
     /// Row order.
     #[arg(long, value_enum, default_value_t = OrderArg::Asc)]
     order: OrderArg,
+    /// Order groups by their key, cost or tokens (ties by key); sub-rows stay under their group.
+    /// `--sort cost --order desc` puts the costliest first.
+    #[arg(long, value_enum, default_value_t = SortArg::Key)]
+    sort: SortArg,
+    /// Only the first N groups, after ordering (the totals stay those of every row).
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
     /// JSON with a schemaVersion (see README).
     #[arg(long, conflicts_with = "csv")]
     json: bool,
@@ -116,11 +134,31 @@ pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
         _ => 0,
     };
     let desc = a.order == OrderArg::Desc;
-    // Groups newest (or largest key) first with `desc`; sub-rows stay under their group.
+    // A group's own row (no model, no source) holds its totals.
+    let group_total = |k: &RowKey| {
+        let total = report.rows.get(&(k.0.clone(), None, None)).map(|r| r.usage);
+        match a.sort {
+            SortArg::Key => 0.0,
+            SortArg::Cost => total.map_or(0.0, |u| u.cost),
+            SortArg::Tokens => total.map_or(0.0, |u| u.tokens()),
+        }
+    };
+    let totals: std::collections::HashMap<&str, f64> = keys.iter().map(|k| (k.0.as_str(), group_total(k))).collect();
+    // Groups newest (or largest) first with `desc`; sub-rows stay under their group.
     keys.sort_by(|x, y| {
-        let by_group = instant(x).cmp(&instant(y)).then_with(|| x.0.cmp(&y.0));
+        let by_group = totals[x.0.as_str()]
+            .total_cmp(&totals[y.0.as_str()])
+            .then_with(|| instant(x).cmp(&instant(y)))
+            .then_with(|| x.0.cmp(&y.0));
         if desc { by_group.reverse() } else { by_group }.then_with(|| (&x.1, &x.2).cmp(&(&y.1, &y.2)))
     });
+    if let Some(limit) = a.limit {
+        let mut groups = 0;
+        keys.retain(|k| {
+            groups += usize::from(k.1.is_none() && k.2.is_none());
+            groups <= limit
+        });
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let text = if a.json {

@@ -512,6 +512,62 @@ fn listed_ids(out: &Output) -> Vec<String> {
     ids
 }
 
+/// `usage --sort cost|tokens` orders groups by their own totals (`--order desc`: largest first),
+/// `--limit N` keeps the first N groups with their sub-rows, and the totals stay those of all.
+#[test]
+fn usage_rows_sorted_by_cost_and_limited() {
+    let store = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpora/sample-16/sessions");
+    let report = |extra: &[&str]| -> serde_json::Value {
+        let out = run(scan().args(["usage", "session", "--json", "--timezone", "UTC"]).arg(&store).args(extra));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let all = report(&[]);
+    let mut by_cost: Vec<(f64, String)> = all["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["cost"].as_f64().unwrap(), r["session"].as_str().unwrap().to_string()))
+        .collect();
+    by_cost.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| b.1.cmp(&a.1)));
+    let top = report(&["--sort", "cost", "--order", "desc", "--limit", "5"]);
+    let got: Vec<(f64, String)> = top["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["cost"].as_f64().unwrap(), r["session"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(got, by_cost[..5]);
+    assert!(got[0].0 > got[4].0);
+    assert_eq!(top["totals"], all["totals"]);
+    // Sub-rows stay under their group; two groups kept, by tokens, smallest first.
+    let models =
+        run(scan().args(["usage", "model", "--json", "--by-source", "--sort", "tokens", "--limit", "2"]).arg(&store));
+    let models: serde_json::Value = serde_json::from_slice(&models.stdout).unwrap();
+    let rows = models["rows"].as_array().unwrap();
+    let groups: Vec<&serde_json::Value> = rows.iter().filter(|r| r.get("source").is_none()).collect();
+    assert_eq!(groups.len(), 2, "{rows:?}");
+    let tokens = |r: &serde_json::Value| r["totalTokens"].as_f64().unwrap();
+    let every = run(scan().args(["usage", "model", "--json"]).arg(&store));
+    let every: serde_json::Value = serde_json::from_slice(&every.stdout).unwrap();
+    let mut least: Vec<(f64, String)> = every["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (tokens(r), r["model"].as_str().unwrap().to_string()))
+        .collect();
+    least.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    let kept: Vec<(f64, String)> =
+        groups.iter().map(|r| (tokens(r), r["model"].as_str().unwrap().to_string())).collect();
+    assert_eq!(kept, least[..2]);
+    let mut current = None;
+    for r in rows {
+        match r.get("source") {
+            None => current = Some(r["model"].clone()),
+            Some(_) => assert_eq!(Some(r["model"].clone()), current, "a sub-row under its group"),
+        }
+    }
+}
+
 /// `usage --atomic` reads Atomic's store (§8: `~/.atomic/agent/sessions`, or its variables) and
 /// counts its session summaries' usage (§10, Atomic); without it, Pi's store and Pi's sources.
 /// `files` and `export` take `--atomic` for the store too.
