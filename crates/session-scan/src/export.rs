@@ -660,6 +660,13 @@ pub fn write_markdown(
                     let _ = writeln!(chunk, "> {line}");
                 }
             }
+            // Atomic's resume summary (§8).
+            "session_summary" => {
+                heading(&mut chunk, id, "Session summary", time, label);
+                for line in string(v.get("summary")).unwrap_or_default().lines() {
+                    let _ = writeln!(chunk, "> {line}");
+                }
+            }
             "custom_message" => {
                 let t = string(v.get("customType")).unwrap_or_default();
                 heading(&mut chunk, id, &format!("Custom message · {t}"), time, label);

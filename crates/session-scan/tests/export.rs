@@ -99,6 +99,7 @@ fn expected_headings(bytes: &[u8], leaf: Option<&str>) -> Vec<String> {
             }
             "compaction" => "Compaction",
             "branch_summary" => "Branch summary",
+            "session_summary" => "Session summary",
             "custom_message" => "Custom message",
             _ => continue,
         };
@@ -244,6 +245,12 @@ fn html_and_fences_a_message_leaves_open_are_closed() {
     assert!(text.contains("still in it\n-->\n"), "{text}");
     assert!(text.contains("alert(1)\n\n\n</script>\n"), "{text}");
     assert!(text.contains("   cargo build\n   ```\n"), "{text}");
+    // Atomic's session summary (§8) has a heading of its own, with its text quoted.
+    let summary = r#"{"type":"session_summary","id":"s1","parentId":"u4","timestamp":"2026-01-01T00:00:02.000Z","summary":"Built it.\nAll green.","summarizedThroughId":"u4"}"#;
+    std::fs::write(&path, std::fs::read_to_string(&path).unwrap() + summary + "\n").unwrap();
+    let text = String::from_utf8(export(&[path.to_str().unwrap()]).stdout).unwrap();
+    assert_eq!(headings(&text), expected_headings(&std::fs::read(&path).unwrap(), None));
+    assert!(text.contains("### Session summary · 2026-01-01T00:00:02.000Z\n\n> Built it.\n> All green.\n"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
