@@ -18,7 +18,7 @@ pub enum Kind {
     ToolResult,
     /// A shell command run by the user (`!cmd`) or its output.
     Bash,
-    /// A compaction's or branch summary's text.
+    /// A compaction's, branch summary's or (Atomic's) session summary's text.
     Summary,
     /// A custom message's text (extensions).
     Custom,
@@ -140,7 +140,7 @@ pub fn pieces<'v>(entry: &'v Value<'v>) -> Vec<Piece<'v>> {
                 _ => {}
             }
         }
-        Some(b"compaction" | b"branch_summary") => {
+        Some(b"compaction" | b"branch_summary" | b"session_summary") => {
             if let Some(text @ Value::String(_)) = get(entry, "summary") {
                 out.push(Piece { kind: Kind::Summary, tool: None, text });
             }
@@ -158,5 +158,71 @@ fn strings_in<'v>(v: &'v Value<'v>, f: &mut dyn FnMut(&'v Value<'v>)) {
         Value::Array(items) => items.iter().for_each(|item| strings_in(item, f)),
         Value::Object(o) => o.iter().for_each(|(_, item)| strings_in(item, f)),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds_and_texts(line: &str) -> Vec<(Kind, Option<String>, String)> {
+        let arena = bumpalo::Bump::new();
+        let v = crate::json::parse_value(line.as_bytes(), &arena).unwrap();
+        let s = |v: &Value<'_>| v.as_str().map(|t| t.to_str_lossy().into_owned());
+        pieces(&v).iter().map(|p| (p.kind, p.tool.and_then(s), s(p.text).unwrap())).collect()
+    }
+
+    #[test]
+    fn every_kind_of_text_is_found_with_its_tool() {
+        let k = |kind, tool: Option<&str>, text: &str| (kind, tool.map(str::to_string), text.to_string());
+        assert_eq!(
+            kinds_and_texts(
+                r#"{"type":"message","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"ok"},{"type":"toolCall","name":"edit","arguments":{"path":"a.rs","edits":[{"oldText":"x","newText":"y"}],"n":3}},{"type":"image","data":"zz"}]}}"#
+            ),
+            [
+                k(Kind::Thinking, None, "hm"),
+                k(Kind::Assistant, None, "ok"),
+                k(Kind::ToolCall, Some("edit"), "a.rs"),
+                k(Kind::ToolCall, Some("edit"), "x"),
+                k(Kind::ToolCall, Some("edit"), "y"),
+            ]
+        );
+        assert_eq!(
+            kinds_and_texts(r#"{"type":"message","message":{"role":"user","content":"hi"}}"#),
+            [k(Kind::User, None, "hi")]
+        );
+        assert_eq!(
+            kinds_and_texts(
+                r#"{"type":"message","message":{"role":"toolResult","toolName":"bash","content":[{"type":"text","text":"out"},{"type":"image"}]}}"#
+            ),
+            [k(Kind::ToolResult, Some("bash"), "out")]
+        );
+        assert_eq!(
+            kinds_and_texts(r#"{"type":"message","message":{"role":"bashExecution","command":"ls","output":"a\nb"}}"#),
+            [k(Kind::Bash, None, "ls"), k(Kind::Bash, None, "a\nb")]
+        );
+        // v2's `hookMessage` reads as `custom` (§4).
+        assert_eq!(
+            kinds_and_texts(r#"{"type":"message","message":{"role":"hookMessage","content":"note"}}"#),
+            [k(Kind::Custom, None, "note")]
+        );
+        for ty in ["compaction", "branch_summary", "session_summary"] {
+            let line = format!(r#"{{"type":"{ty}","summary":"s"}}"#);
+            assert_eq!(kinds_and_texts(&line), [k(Kind::Summary, None, "s")], "{ty}");
+        }
+        assert_eq!(
+            kinds_and_texts(r#"{"type":"custom_message","content":[{"type":"text","text":"c"}]}"#),
+            [k(Kind::Custom, None, "c")]
+        );
+        // Not texts: labels, names, a message that is not an object, a summary that is not a string.
+        for line in [
+            r#"{"type":"label","label":"x"}"#,
+            r#"{"type":"session_info","name":"x"}"#,
+            r#"{"type":"message","message":"x"}"#,
+            r#"{"type":"compaction","summary":5}"#,
+        ] {
+            assert_eq!(kinds_and_texts(line), [], "{line}");
+        }
+        assert!(Kind::ALL.iter().all(|k| Kind::from_name(k.name()) == Some(*k)));
     }
 }

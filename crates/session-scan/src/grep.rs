@@ -95,8 +95,9 @@ impl Grep {
             if max.is_some_and(|m| hits.len() >= m) {
                 break;
             }
-            let searched =
-                ["message", "compaction", "branch_summary", "custom_message"].iter().any(|t| entry.is_type(t));
+            let searched = ["message", "compaction", "branch_summary", "session_summary", "custom_message"]
+                .iter()
+                .any(|t| entry.is_type(t));
             if !searched || !self.line_may_match(entry.line) {
                 continue;
             }

@@ -66,7 +66,9 @@ fn texts_of(v: &serde_json::Value) -> Vec<(&'static str, Option<String>, String)
             out.extend(s(&m["summary"]).map(|t| ("summary", None, t)));
         }
         (Some("message"), Some("custom" | "hookMessage")) => content("custom", None, &m["content"], &mut out),
-        (Some("compaction" | "branch_summary"), _) => out.extend(s(&v["summary"]).map(|t| ("summary", None, t))),
+        (Some("compaction" | "branch_summary" | "session_summary"), _) => {
+            out.extend(s(&v["summary"]).map(|t| ("summary", None, t)))
+        }
         (Some("custom_message"), _) => content("custom", None, &v["content"], &mut out),
         _ => {}
     }
