@@ -14,6 +14,9 @@ fuzz_target!(|data: &[u8]| {
         let _ = session_core::stats::branch_totals(&s, &b.path);
         let (lists, _) = session_core::files::file_lists(&s);
         assert!(lists.read_files.iter().all(|p| !lists.modified_files.contains(p)));
+        for call in session_core::tools::tool_calls(&s) {
+            assert!(call.duration_ms().is_none_or(|d| d >= 0.0));
+        }
         let arena = bumpalo::Bump::new();
         for (i, _) in s.entries() {
             let _ = s.children(&s.records[i].id);

@@ -21,6 +21,7 @@ pub mod session;
 pub mod stats;
 pub mod text;
 pub mod threads;
+pub mod tools;
 pub mod transcript;
 pub mod usage;
 

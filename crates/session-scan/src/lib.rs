@@ -12,6 +12,7 @@ pub mod read;
 pub mod redact;
 pub mod report;
 pub mod resolve;
+pub mod tools;
 pub mod usage;
 
 pub use read::{FileBytes, ReadStrategy, expand_paths, read_file, read_file_into};

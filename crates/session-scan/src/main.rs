@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 mod export_cmd;
 mod list_cmd;
 mod resolve_cmd;
+mod tools_cmd;
 mod usage_cmd;
 use session_core::json::{JsStr, Value, write_json};
 use session_scan::report;
@@ -57,6 +58,9 @@ enum Command {
     /// A text or pattern in every text of the sessions (messages, thinking, tool calls' arguments,
     /// tool output, shell commands, summaries), all branches, with the entry, line and offset.
     Grep(GrepArgs),
+    /// Every tool's calls, failures, calls left without a result and durations, across sessions;
+    /// fork copies counted once.
+    Tools(tools_cmd::ToolsArgs),
     /// A completion script for a shell, on stdout.
     ///
     /// For example: `session-scan completions bash >
@@ -210,6 +214,7 @@ fn main() -> ExitCode {
         Command::Usage(a) => Some(usage_cmd::run(a)),
         Command::Resolve(a) => Some(resolve_cmd::run(a)),
         Command::Export(a) => Some(export_cmd::run(a)),
+        Command::Tools(a) => Some(tools_cmd::run(a)),
         _ => None,
     };
     if let Some(result) = own_command {
@@ -268,6 +273,7 @@ fn main() -> ExitCode {
         | Command::Usage(_)
         | Command::Resolve(_)
         | Command::Export(_)
+        | Command::Tools(_)
         | Command::Completions { .. } => return ExitCode::from(2),
     };
     let paths = expand_paths(&args.files);

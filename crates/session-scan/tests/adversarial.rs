@@ -36,6 +36,7 @@ fn exercise(bytes: &[u8]) -> Duration {
         session_scan::export::write_markdown(&mut markdown, "f", &s, &path, &options, Some(&redactor)).unwrap();
         assert!(markdown.starts_with(b"# "));
         let _ = session_core::files::file_lists(&s);
+        let _ = session_core::tools::tool_calls(&s);
         for (pattern, regex) in [("x", false), ("(?i)\\w+$", true)] {
             let grep = session_scan::grep::Grep::new(pattern, regex, false, &[]).unwrap();
             let _ = grep.session_hits(&s, Some(1000));

@@ -1,0 +1,124 @@
+//! `session-scan tools`: every tool's calls, failures and durations across sessions.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use session_core::json::{JsStr, Object, Value, write_json};
+use session_scan::tools::{ToolFigures, ToolsReport};
+
+#[derive(clap::Args)]
+pub struct ToolsArgs {
+    /// Session files, or folders searched for *.jsonl (default: Pi's session store).
+    files: Vec<PathBuf>,
+    /// One JSON object: {"sessions","calls","copies","tools":[{"tool","calls","errors","unanswered",
+    /// "sessions","durationMs":{"median","p95","max","total"}|null}]}.
+    #[arg(long)]
+    json: bool,
+    /// Without a path, the Atomic fork's store.
+    #[arg(long)]
+    atomic: bool,
+}
+
+/// The tools, most called first (then by name).
+fn ordered(report: &ToolsReport) -> Vec<(&String, &ToolFigures)> {
+    let mut tools: Vec<(&String, &ToolFigures)> = report.tools.iter().collect();
+    tools.sort_by(|a, b| b.1.calls.cmp(&a.1.calls).then_with(|| a.0.cmp(b.0)));
+    tools
+}
+
+fn json(report: &ToolsReport) -> Value<'static> {
+    let n = |x: f64| Value::Number(x);
+    let mut tools = Vec::new();
+    for (name, f) in ordered(report) {
+        let mut o = Object::new();
+        o.insert("tool", Value::String(JsStr::owned(name.clone())));
+        o.insert("calls", n(f.calls as f64));
+        o.insert("errors", n(f.errors as f64));
+        o.insert("unanswered", n(f.unanswered as f64));
+        o.insert("sessions", n(f.sessions as f64));
+        let durations = match (f.duration_quantile(0.5), f.duration_quantile(0.95), f.duration_quantile(1.0)) {
+            (Some(median), Some(p95), Some(max)) => {
+                let mut d = Object::new();
+                d.insert("median", n(median));
+                d.insert("p95", n(p95));
+                d.insert("max", n(max));
+                d.insert("total", n(f.durations_ms.iter().sum()));
+                Value::Object(d)
+            }
+            _ => Value::Null,
+        };
+        o.insert("durationMs", durations);
+        tools.push(Value::Object(o));
+    }
+    let mut o = Object::new();
+    o.insert("schemaVersion", n(1.0));
+    o.insert("sessions", n(report.sessions as f64));
+    o.insert("calls", n(report.tools.values().map(|f| f.calls).sum::<u64>() as f64));
+    o.insert("copies", n(report.copies as f64));
+    o.insert("tools", Value::Array(tools));
+    Value::Object(o)
+}
+
+/// A duration for people: `850 ms`, `12.3 s`, `4.5 min`.
+fn human(ms: f64) -> String {
+    if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else if ms < 60_000.0 {
+        format!("{:.1} s", ms / 1000.0)
+    } else {
+        format!("{:.1} min", ms / 60_000.0)
+    }
+}
+
+fn table(report: &ToolsReport) -> String {
+    let mut out = format!(
+        "{:<24} {:>9} {:>8} {:>7} {:>10} {:>9} {:>10} {:>10} {:>10}\n",
+        "tool", "calls", "errors", "error%", "unanswered", "sessions", "median", "p95", "max"
+    );
+    let d = |f: &ToolFigures, q: f64| f.duration_quantile(q).map_or("-".to_string(), human);
+    for (name, f) in ordered(report) {
+        let shown = if name.is_empty() { "(unnamed)" } else { name.as_str() };
+        out.push_str(&format!(
+            "{shown:<24} {:>9} {:>8} {:>6.1}% {:>10} {:>9} {:>10} {:>10} {:>10}\n",
+            f.calls,
+            f.errors,
+            100.0 * f.error_rate(),
+            f.unanswered,
+            f.sessions,
+            d(f, 0.5),
+            d(f, 0.95),
+            d(f, 1.0)
+        ));
+    }
+    out.push_str(&format!(
+        "{} sessions, {} calls; {} calls copied into forks counted once. Durations: from the assistant's message to the result's entry.\n",
+        report.sessions,
+        report.tools.values().map(|f| f.calls).sum::<u64>(),
+        report.copies
+    ));
+    out
+}
+
+/// Runs it: `Ok(true)` when a file could not be read.
+pub fn run(a: &ToolsArgs) -> anyhow::Result<bool> {
+    let roots = if a.files.is_empty() { vec![session_scan::list::store_here(a.atomic)] } else { a.files.clone() };
+    let report = session_scan::tools::build(&session_scan::expand_paths(&roots));
+    for (_, why) in &report.errors {
+        eprintln!("{why}");
+    }
+    let text = if a.json {
+        let mut buf = Vec::new();
+        write_json(&json(&report), &mut buf);
+        buf.push(b'\n');
+        buf
+    } else {
+        table(&report).into_bytes()
+    };
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(&text).and_then(|()| out.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(e.into());
+    }
+    Ok(!report.errors.is_empty())
+}

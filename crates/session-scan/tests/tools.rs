@@ -1,0 +1,128 @@
+//! `session-scan tools`: the calls, failures, unanswered calls and durations of every tool, held
+//! to a second reading of the corpora (`serde_json`), fork copies counted once.
+
+#![allow(clippy::unwrap_used)] // test inputs are made here; a panic is a failed test
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+fn corpora() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpora")
+}
+
+#[derive(Debug, Default, PartialEq)]
+struct Expected {
+    calls: u64,
+    errors: u64,
+    unanswered: u64,
+    sessions: u64,
+    durations: Vec<f64>,
+}
+
+fn ms(v: &serde_json::Value) -> Option<f64> {
+    v.as_str()?.parse::<jiff::Timestamp>().ok().map(|t| t.as_millisecond() as f64)
+}
+
+#[test]
+fn figures_are_those_of_a_second_reading() {
+    let files = session_scan::expand_paths(&[corpora().join("sample-16/sessions"), corpora().join("real/sessions")]);
+    let mut want: BTreeMap<String, Expected> = BTreeMap::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut copies = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let lines: Vec<serde_json::Value> = text.lines().skip(1).filter_map(|l| serde_json::from_str(l).ok()).collect();
+        let mut used = std::collections::HashSet::new();
+        for (k, v) in lines.iter().enumerate() {
+            let m = &v["message"];
+            if v["type"] != "message" || m["role"] != "assistant" {
+                continue;
+            }
+            for b in m["content"].as_array().into_iter().flatten().filter(|b| b["type"] == "toolCall") {
+                let id = b["id"].as_str().unwrap_or("").to_string();
+                if !id.is_empty() && !seen.insert(id.clone()) {
+                    copies += 1;
+                    continue;
+                }
+                let name = b["name"].as_str().unwrap_or("").to_string();
+                let e = want.entry(name.clone()).or_default();
+                e.calls += 1;
+                if used.insert(name) {
+                    e.sessions += 1;
+                }
+                // The first result after the call that names it, unless a later call of the same id
+                // came first (ids are unique in these corpora).
+                let result = lines[k + 1..].iter().find(|r| {
+                    r["type"] == "message"
+                        && r["message"]["role"] == "toolResult"
+                        && r["message"]["toolCallId"] == id.as_str()
+                });
+                match result {
+                    None => e.unanswered += 1,
+                    Some(r) => {
+                        e.errors += u64::from(r["message"]["isError"] == true);
+                        if let (Some(start), Some(end)) = (ms(&v["timestamp"]), ms(&r["timestamp"]))
+                            && end >= start
+                        {
+                            e.durations.push(end - start);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let report = session_scan::tools::build(&files);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert_eq!(report.sessions, files.len() as u64);
+    assert_eq!(report.copies, copies);
+    assert!(copies > 0, "sample-16 has forks");
+    let got: BTreeMap<String, Expected> = report
+        .tools
+        .iter()
+        .map(|(name, f)| {
+            let mut durations = f.durations_ms.clone();
+            durations.sort_by(f64::total_cmp);
+            let e = Expected {
+                calls: f.calls,
+                errors: f.errors,
+                unanswered: f.unanswered,
+                sessions: f.sessions,
+                durations,
+            };
+            (name.clone(), e)
+        })
+        .collect();
+    for e in want.values_mut() {
+        e.durations.sort_by(f64::total_cmp);
+    }
+    assert_eq!(got, want);
+    assert!(got.values().map(|e| e.errors).sum::<u64>() > 50 && got.values().any(|e| e.unanswered > 0));
+}
+
+/// The command's JSON: tools most called first, each with its durations' median, p95, max and
+/// total; a store with no calls gives none.
+#[test]
+fn the_command_reports_every_tool() {
+    let store = corpora().join("sample-16/sessions");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_session-scan"))
+        .args(["tools", "--json"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tools = report["tools"].as_array().unwrap();
+    let calls: Vec<u64> = tools.iter().map(|t| t["calls"].as_u64().unwrap()).collect();
+    assert!(calls.windows(2).all(|w| w[0] >= w[1]), "{calls:?}");
+    assert_eq!(report["calls"].as_u64().unwrap(), calls.iter().sum::<u64>());
+    let library = session_scan::tools::build(&session_scan::expand_paths(&[store]));
+    for t in tools {
+        let f = &library.tools[t["tool"].as_str().unwrap()];
+        let d = &t["durationMs"];
+        assert_eq!(d["median"].as_f64(), f.duration_quantile(0.5));
+        assert_eq!(d["max"].as_f64(), f.durations_ms.iter().copied().reduce(f64::max));
+        assert!(d["p95"].as_f64().unwrap() >= d["median"].as_f64().unwrap());
+    }
+}
