@@ -136,6 +136,9 @@ struct GrepArgs {
     /// Without a path, the Atomic fork's store.
     #[arg(long)]
     atomic: bool,
+    /// Only sessions whose project (the header's cwd) contains this text.
+    #[arg(long, value_name = "TEXT")]
+    project: Option<String>,
 }
 
 /// A grep run: its compiled search and how it prints.
@@ -428,6 +431,12 @@ fn run_file(file: &str, bytes: &[u8], which: Which<'_>, json: bool) -> Outcome {
     }
     match which {
         Which::Grep(g) => {
+            let cwd = session.header.get("cwd").and_then(Value::as_str);
+            if g.args.project.as_deref().is_some_and(|p| !cwd.is_some_and(|c| c.to_str_lossy().contains(p))) {
+                // Another project's session: not searched, nothing said of it.
+                o.stderr.clear();
+                return o;
+            }
             let max = if g.args.files_with_matches { None } else { g.args.max_count };
             let hits = g.grep.session_hits(&session, max);
             o.found = !hits.is_empty();

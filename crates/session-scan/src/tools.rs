@@ -53,13 +53,18 @@ pub struct ToolsReport {
     pub errors: Vec<(PathBuf, String)>,
 }
 
-/// A file's tool calls; a mapped file that shrank while it was read is read again into memory.
-fn calls_of(path: &Path, buf: &mut Vec<u8>) -> Result<Vec<ToolCall>, String> {
+/// A file's tool calls, and whether its cwd contains `project`; a mapped file that shrank while it
+/// was read is read again into memory.
+fn calls_of(path: &Path, project: Option<&str>, buf: &mut Vec<u8>) -> Result<(Vec<ToolCall>, bool), String> {
     let mut strategy = crate::read::default_strategy();
     loop {
         let (map, _) = crate::read::read_file_into(path, strategy, buf).map_err(|e| format!("cannot read: {e}"))?;
         let bytes: &[u8] = map.as_deref().unwrap_or(buf);
-        let calls = crate::load_session(bytes).map(|session| tool_calls(&session));
+        let calls = crate::load_session(bytes).map(|session| {
+            let cwd = session.header.get("cwd").and_then(session_core::json::Value::as_str);
+            let here = project.is_none_or(|p| cwd.is_some_and(|c| c.to_str_lossy().contains(p)));
+            (tool_calls(&session), here)
+        });
         if map.as_ref().is_some_and(|m| m.truncated()) && strategy != crate::ReadStrategy::Buffered {
             strategy = crate::ReadStrategy::Buffered;
             continue;
@@ -72,25 +77,30 @@ fn calls_of(path: &Path, buf: &mut Vec<u8>) -> Result<Vec<ToolCall>, String> {
 }
 
 /// Reads the files on all cores and adds them up in file order: a call id met again in a later
-/// file is a copy (an empty id is never taken for one).
-pub fn build(files: &[PathBuf]) -> ToolsReport {
-    let per_file: Vec<Result<Vec<ToolCall>, String>> =
-        files.par_iter().map_init(Vec::new, |buf, path| calls_of(path, buf)).collect();
+/// file is a copy (an empty id is never taken for one). With `project`, only sessions whose cwd
+/// contains it are counted; copies are still found among all (a call first made in another
+/// project is counted there, not here).
+pub fn build(files: &[PathBuf], project: Option<&str>) -> ToolsReport {
+    let per_file: Vec<Result<(Vec<ToolCall>, bool), String>> =
+        files.par_iter().map_init(Vec::new, |buf, path| calls_of(path, project, buf)).collect();
     let mut report = ToolsReport::default();
     let mut seen: ahash::AHashSet<String> = ahash::AHashSet::new();
     for (path, calls) in files.iter().zip(per_file) {
-        let calls = match calls {
-            Ok(calls) => calls,
+        let (calls, counted) = match calls {
+            Ok(read) => read,
             Err(why) => {
                 report.errors.push((path.clone(), why));
                 continue;
             }
         };
-        report.sessions += 1;
+        report.sessions += u64::from(counted);
         let mut used_here: ahash::AHashSet<&str> = ahash::AHashSet::new();
         for call in &calls {
             if !call.call_id.is_empty() && !seen.insert(call.call_id.clone()) {
-                report.copies += 1;
+                report.copies += u64::from(counted);
+                continue;
+            }
+            if !counted {
                 continue;
             }
             let figures = report.tools.entry(call.name.clone()).or_default();

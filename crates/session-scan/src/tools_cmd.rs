@@ -17,6 +17,9 @@ pub struct ToolsArgs {
     /// Without a path, the Atomic fork's store.
     #[arg(long)]
     atomic: bool,
+    /// Only sessions whose project (the header's cwd) contains this text.
+    #[arg(long, value_name = "TEXT")]
+    project: Option<String>,
 }
 
 /// The tools, most called first (then by name).
@@ -102,7 +105,7 @@ fn table(report: &ToolsReport) -> String {
 /// Runs it: `Ok(true)` when a file could not be read.
 pub fn run(a: &ToolsArgs) -> anyhow::Result<bool> {
     let roots = if a.files.is_empty() { vec![session_scan::list::store_here(a.atomic)] } else { a.files.clone() };
-    let report = session_scan::tools::build(&session_scan::expand_paths(&roots));
+    let report = session_scan::tools::build(&session_scan::expand_paths(&roots), a.project.as_deref());
     for (_, why) in &report.errors {
         eprintln!("{why}");
     }

@@ -182,6 +182,16 @@ fn the_command_prints_matches_and_says_when_there_are_none() {
     assert!(listed.iter().all(|r| r["matches"].as_u64().unwrap() >= 1));
     let none = scan().args(["grep", "no such text anywhere 7f3e", d]).output().unwrap();
     assert_eq!((none.status.code(), none.stdout.is_empty()), (Some(1), true));
+    // --project: only sessions whose cwd holds the text.
+    let project = scan().args(["grep", "--json", "--project", "/bob/", "-m", "1", "the", d]).output().unwrap();
+    let project: Vec<serde_json::Value> =
+        String::from_utf8(project.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(!project.is_empty());
+    for r in &project {
+        let text = std::fs::read_to_string(r["file"].as_str().unwrap()).unwrap();
+        let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert!(header["cwd"].as_str().unwrap().contains("/bob/"), "{r}");
+    }
     let bad = scan().args(["grep", "-E", "(unclosed", d]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("not a regular expression"));

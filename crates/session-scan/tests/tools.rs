@@ -73,7 +73,7 @@ fn figures_are_those_of_a_second_reading() {
             }
         }
     }
-    let report = session_scan::tools::build(&files);
+    let report = session_scan::tools::build(&files, None);
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert_eq!(report.sessions, files.len() as u64);
     assert_eq!(report.copies, copies);
@@ -101,6 +101,32 @@ fn figures_are_those_of_a_second_reading() {
     assert!(got.values().map(|e| e.errors).sum::<u64>() > 50 && got.values().any(|e| e.unanswered > 0));
 }
 
+/// `--project TEXT`: only the sessions whose header cwd contains it, each call counted in the
+/// project of the session that made it first: projects that split the store add up to it.
+#[test]
+fn projects_that_split_the_store_add_up_to_it() {
+    let files = session_scan::expand_paths(&[corpora().join("sample-16/sessions")]);
+    let cwd_of = |f: &PathBuf| {
+        let text = std::fs::read_to_string(f).unwrap();
+        let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        header["cwd"].as_str().unwrap_or("").to_string()
+    };
+    let parts = ["/Users/", "/home/"];
+    assert!(files.iter().all(|f| parts.iter().filter(|p| cwd_of(f).contains(*p)).count() == 1));
+    let all = session_scan::tools::build(&files, None);
+    let split: Vec<_> = parts.iter().map(|p| session_scan::tools::build(&files, Some(p))).collect();
+    let calls = |r: &session_scan::tools::ToolsReport| r.tools.values().map(|f| f.calls).sum::<u64>();
+    assert!(split.iter().all(|r| r.sessions > 0 && calls(r) > 0));
+    assert_eq!(split.iter().map(|r| r.sessions).sum::<u64>(), all.sessions);
+    assert_eq!(split.iter().map(calls).sum::<u64>(), calls(&all));
+    assert_eq!(split.iter().map(|r| r.copies).sum::<u64>(), all.copies);
+    for (name, f) in &all.tools {
+        let errors: u64 = split.iter().map(|r| r.tools.get(name).map_or(0, |g| g.errors)).sum();
+        assert_eq!(errors, f.errors, "{name}");
+    }
+    assert_eq!(session_scan::tools::build(&files, Some("/nobody-has-this/")).sessions, 0);
+}
+
 /// The command's JSON: tools most called first, each with its durations' median, p95, max and
 /// total; a store with no calls gives none.
 #[test]
@@ -117,7 +143,7 @@ fn the_command_reports_every_tool() {
     let calls: Vec<u64> = tools.iter().map(|t| t["calls"].as_u64().unwrap()).collect();
     assert!(calls.windows(2).all(|w| w[0] >= w[1]), "{calls:?}");
     assert_eq!(report["calls"].as_u64().unwrap(), calls.iter().sum::<u64>());
-    let library = session_scan::tools::build(&session_scan::expand_paths(&[store]));
+    let library = session_scan::tools::build(&session_scan::expand_paths(&[store.clone()]), None);
     for t in tools {
         let f = &library.tools[t["tool"].as_str().unwrap()];
         let d = &t["durationMs"];
