@@ -143,7 +143,7 @@ fn the_command_reports_every_tool() {
     let calls: Vec<u64> = tools.iter().map(|t| t["calls"].as_u64().unwrap()).collect();
     assert!(calls.windows(2).all(|w| w[0] >= w[1]), "{calls:?}");
     assert_eq!(report["calls"].as_u64().unwrap(), calls.iter().sum::<u64>());
-    let library = session_scan::tools::build(&session_scan::expand_paths(&[store.clone()]), None);
+    let library = session_scan::tools::build(&session_scan::expand_paths(std::slice::from_ref(&store)), None);
     for t in tools {
         let f = &library.tools[t["tool"].as_str().unwrap()];
         let d = &t["durationMs"];
