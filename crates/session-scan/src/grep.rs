@@ -24,6 +24,8 @@ pub struct Grep {
     /// The text as the line holds it when JSON writes it unescaped: a line without it (and
     /// without `\u` or `\/`, which could spell it) holds no match.
     raw_needle: Option<memmem::Finder<'static>>,
+    /// The days whose entries are searched (by the entry's `timestamp`).
+    days: crate::days::DayRange,
 }
 
 /// One place a match is.
@@ -66,7 +68,17 @@ impl Grep {
             let finder = memmem::Finder::new(pattern.as_bytes()).into_owned();
             (Pattern::Literal(Box::new(finder.clone())), plain.then_some(finder))
         };
-        Ok(Grep { pattern, kinds: wanted, raw_needle })
+        Ok(Grep {
+            pattern,
+            kinds: wanted,
+            raw_needle,
+            days: crate::days::DayRange::parse(None, None, Some("UTC")).expect("UTC"),
+        })
+    }
+
+    /// Only entries of these days.
+    pub fn on_days(self, days: crate::days::DayRange) -> Grep {
+        Grep { days, ..self }
     }
 
     /// The first match in `text`.
@@ -98,7 +110,7 @@ impl Grep {
             let searched = ["message", "compaction", "branch_summary", "session_summary", "custom_message"]
                 .iter()
                 .any(|t| entry.is_type(t));
-            if !searched || !self.line_may_match(entry.line) {
+            if !searched || !self.line_may_match(entry.line) || !self.days.holds(entry.timestamp.time_value()) {
                 continue;
             }
             arena.reset();

@@ -2,6 +2,7 @@
 //! over many in parallel, and shaping the results as the reference's JSON records.
 
 pub mod cache;
+pub mod days;
 pub mod export;
 pub mod grep;
 pub mod list;

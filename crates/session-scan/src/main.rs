@@ -139,6 +139,15 @@ struct GrepArgs {
     /// Only sessions whose project (the header's cwd) contains this text.
     #[arg(long, value_name = "TEXT")]
     project: Option<String>,
+    /// Only entries of this day or later (YYYY-MM-DD or YYYYMMDD; by the entry's timestamp).
+    #[arg(long)]
+    since: Option<String>,
+    /// Only entries of this day or earlier.
+    #[arg(long)]
+    until: Option<String>,
+    /// IANA time zone of those days (default: the local zone).
+    #[arg(long)]
+    timezone: Option<String>,
 }
 
 /// A grep run: its compiled search and how it prints.
@@ -248,8 +257,19 @@ fn main() -> ExitCode {
                     }
                 }
             }
+            let days = match session_scan::days::DayRange::parse(
+                g.since.as_deref(),
+                g.until.as_deref(),
+                g.timezone.as_deref(),
+            ) {
+                Ok(days) => days,
+                Err(e) => {
+                    eprintln!("session-scan: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             let grep = match session_scan::grep::Grep::new(&g.pattern, g.regex, g.ignore_case, &kinds) {
-                Ok(grep) => grep,
+                Ok(grep) => grep.on_days(days),
                 Err(e) => {
                     eprintln!("session-scan: not a regular expression: {e}");
                     return ExitCode::from(2);

@@ -80,7 +80,8 @@ fn calls_of(path: &Path, project: Option<&str>, buf: &mut Vec<u8>) -> Result<(Ve
 /// file is a copy (an empty id is never taken for one). With `project`, only sessions whose cwd
 /// contains it are counted; copies are still found among all (a call first made in another
 /// project is counted there, not here).
-pub fn build(files: &[PathBuf], project: Option<&str>) -> ToolsReport {
+/// With `days`, only calls made on those days (by the assistant message's entry time).
+pub fn build(files: &[PathBuf], project: Option<&str>, days: &crate::days::DayRange) -> ToolsReport {
     let per_file: Vec<Result<(Vec<ToolCall>, bool), String>> =
         files.par_iter().map_init(Vec::new, |buf, path| calls_of(path, project, buf)).collect();
     let mut report = ToolsReport::default();
@@ -100,7 +101,7 @@ pub fn build(files: &[PathBuf], project: Option<&str>) -> ToolsReport {
                 report.copies += u64::from(counted);
                 continue;
             }
-            if !counted {
+            if !counted || !days.holds(call.called_ms) {
                 continue;
             }
             let figures = report.tools.entry(call.name.clone()).or_default();

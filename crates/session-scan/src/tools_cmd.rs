@@ -20,6 +20,15 @@ pub struct ToolsArgs {
     /// Only sessions whose project (the header's cwd) contains this text.
     #[arg(long, value_name = "TEXT")]
     project: Option<String>,
+    /// Only calls made on this day or later (YYYY-MM-DD or YYYYMMDD).
+    #[arg(long)]
+    since: Option<String>,
+    /// Only calls made on this day or earlier.
+    #[arg(long)]
+    until: Option<String>,
+    /// IANA time zone of those days (default: the local zone).
+    #[arg(long)]
+    timezone: Option<String>,
 }
 
 /// The tools, most called first (then by name).
@@ -105,7 +114,9 @@ fn table(report: &ToolsReport) -> String {
 /// Runs it: `Ok(true)` when a file could not be read.
 pub fn run(a: &ToolsArgs) -> anyhow::Result<bool> {
     let roots = if a.files.is_empty() { vec![session_scan::list::store_here(a.atomic)] } else { a.files.clone() };
-    let report = session_scan::tools::build(&session_scan::expand_paths(&roots), a.project.as_deref());
+    let days = session_scan::days::DayRange::parse(a.since.as_deref(), a.until.as_deref(), a.timezone.as_deref())
+        .map_err(anyhow::Error::msg)?;
+    let report = session_scan::tools::build(&session_scan::expand_paths(&roots), a.project.as_deref(), &days);
     for (_, why) in &report.errors {
         eprintln!("{why}");
     }

@@ -78,20 +78,12 @@ pub struct UsageArgs {
 }
 
 fn parse_day(s: &str) -> anyhow::Result<jiff::civil::Date> {
-    let iso = if s.len() == 8 && s.bytes().all(|b| b.is_ascii_digit()) {
-        format!("{}-{}-{}", &s[..4], &s[4..6], &s[6..])
-    } else {
-        s.to_string()
-    };
-    iso.parse().map_err(|e| anyhow::anyhow!("not a date {s:?} (YYYY-MM-DD or YYYYMMDD): {e}"))
+    session_scan::days::parse_day(s).map_err(anyhow::Error::msg)
 }
 
 pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
     let group = a.kind;
-    let tz = match &a.timezone {
-        Some(name) => jiff::tz::TimeZone::get(name).map_err(|e| anyhow::anyhow!("--timezone {name:?}: {e}"))?,
-        None => jiff::tz::TimeZone::system(),
-    };
+    let tz = session_scan::days::time_zone(a.timezone.as_deref()).map_err(anyhow::Error::msg)?;
     let tz_name = a.timezone.clone().or_else(|| tz.iana_name().map(str::to_string)).unwrap_or_else(|| "local".into());
     let opts = Options {
         group,

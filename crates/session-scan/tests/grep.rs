@@ -192,6 +192,24 @@ fn the_command_prints_matches_and_says_when_there_are_none() {
         let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
         assert!(header["cwd"].as_str().unwrap().contains("/bob/"), "{r}");
     }
+    // --since/--until: only entries of those days (in the zone given).
+    let dated = scan()
+        .args(["grep", "--json", "--since", "2025-01-15", "--until", "20250116", "--timezone", "UTC", "the", d])
+        .output()
+        .unwrap();
+    let dated: Vec<serde_json::Value> =
+        String::from_utf8(dated.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(dated.len() > 10);
+    for r in &dated {
+        let bytes = std::fs::read(r["file"].as_str().unwrap()).unwrap();
+        let at = r["offset"].as_u64().unwrap() as usize;
+        let line = &bytes[at..at + memchr::memchr(b'\n', &bytes[at..]).unwrap()];
+        let entry: serde_json::Value = serde_json::from_slice(line).unwrap();
+        let day = &entry["timestamp"].as_str().unwrap()[..10];
+        assert!(("2025-01-15"..="2025-01-16").contains(&day), "{day}");
+    }
+    let bad_day = scan().args(["grep", "--since", "2025-02-30", "x", d]).output().unwrap();
+    assert_eq!(bad_day.status.code(), Some(2));
     let bad = scan().args(["grep", "-E", "(unclosed", d]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("not a regular expression"));
