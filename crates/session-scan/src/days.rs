@@ -5,7 +5,7 @@ use jiff::civil::Date;
 use jiff::tz::TimeZone;
 
 /// A date as `--since` and `--until` take it.
-pub fn parse_day(s: &str) -> Result<Date, String> {
+fn parse_day(s: &str) -> Result<Date, String> {
     let iso = if s.len() == 8 && s.bytes().all(|b| b.is_ascii_digit()) {
         format!("{}-{}-{}", &s[..4], &s[4..6], &s[6..])
     } else {
@@ -15,7 +15,7 @@ pub fn parse_day(s: &str) -> Result<Date, String> {
 }
 
 /// The zone named (IANA), else the machine's.
-pub fn time_zone(name: Option<&str>) -> Result<TimeZone, String> {
+fn time_zone(name: Option<&str>) -> Result<TimeZone, String> {
     match name {
         Some(name) => TimeZone::get(name).map_err(|e| format!("--timezone {name:?}: {e}")),
         None => Ok(TimeZone::system()),
@@ -34,6 +34,11 @@ pub struct DayRange {
 }
 
 impl DayRange {
+    /// Every day (no bound; the zone does not matter then).
+    pub fn all() -> DayRange {
+        DayRange { since: None, until: None, tz: TimeZone::UTC }
+    }
+
     /// From the command line's values.
     pub fn parse(since: Option<&str>, until: Option<&str>, tz: Option<&str>) -> Result<DayRange, String> {
         Ok(DayRange {

@@ -68,12 +68,7 @@ impl Grep {
             let finder = memmem::Finder::new(pattern.as_bytes()).into_owned();
             (Pattern::Literal(Box::new(finder.clone())), plain.then_some(finder))
         };
-        Ok(Grep {
-            pattern,
-            kinds: wanted,
-            raw_needle,
-            days: crate::days::DayRange::parse(None, None, Some("UTC")).expect("UTC"),
-        })
+        Ok(Grep { pattern, kinds: wanted, raw_needle, days: crate::days::DayRange::all() })
     }
 
     /// Only entries of these days.

@@ -18,6 +18,12 @@ pub mod usage;
 
 pub use read::{FileBytes, ReadStrategy, expand_paths, read_file, read_file_into};
 
+/// Whether a session's header `cwd` contains `project` (always true without one).
+pub fn in_project(session: &session_core::Session<'_>, project: Option<&str>) -> bool {
+    let cwd = session.header.get("cwd").and_then(session_core::json::Value::as_str);
+    project.is_none_or(|p| cwd.is_some_and(|c| c.to_str_lossy().contains(p)))
+}
+
 /// Files at least this large are split at line boundaries and scanned on several threads.
 pub const PARALLEL_SCAN_THRESHOLD: usize = 8 << 20;
 

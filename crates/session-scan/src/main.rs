@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod export_cmd;
+mod filters;
 mod list_cmd;
 mod resolve_cmd;
 mod tools_cmd;
@@ -136,18 +137,9 @@ struct GrepArgs {
     /// Without a path, the Atomic fork's store.
     #[arg(long)]
     atomic: bool,
-    /// Only sessions whose project (the header's cwd) contains this text.
-    #[arg(long, value_name = "TEXT")]
-    project: Option<String>,
-    /// Only entries of this day or later (YYYY-MM-DD or YYYYMMDD; by the entry's timestamp).
-    #[arg(long)]
-    since: Option<String>,
-    /// Only entries of this day or earlier.
-    #[arg(long)]
-    until: Option<String>,
-    /// IANA time zone of those days (default: the local zone).
-    #[arg(long)]
-    timezone: Option<String>,
+    /// Sessions and days: entries of those days (by their timestamp).
+    #[command(flatten)]
+    filter: filters::SessionFilter,
 }
 
 /// A grep run: its compiled search and how it prints.
@@ -257,11 +249,7 @@ fn main() -> ExitCode {
                     }
                 }
             }
-            let days = match session_scan::days::DayRange::parse(
-                g.since.as_deref(),
-                g.until.as_deref(),
-                g.timezone.as_deref(),
-            ) {
+            let days = match g.filter.days() {
                 Ok(days) => days,
                 Err(e) => {
                     eprintln!("session-scan: {e}");
@@ -451,8 +439,7 @@ fn run_file(file: &str, bytes: &[u8], which: Which<'_>, json: bool) -> Outcome {
     }
     match which {
         Which::Grep(g) => {
-            let cwd = session.header.get("cwd").and_then(Value::as_str);
-            if g.args.project.as_deref().is_some_and(|p| !cwd.is_some_and(|c| c.to_str_lossy().contains(p))) {
+            if !session_scan::in_project(&session, g.args.filter.project.as_deref()) {
                 // Another project's session: not searched, nothing said of it.
                 o.stderr.clear();
                 return o;

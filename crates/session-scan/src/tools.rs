@@ -60,11 +60,8 @@ fn calls_of(path: &Path, project: Option<&str>, buf: &mut Vec<u8>) -> Result<(Ve
     loop {
         let (map, _) = crate::read::read_file_into(path, strategy, buf).map_err(|e| format!("cannot read: {e}"))?;
         let bytes: &[u8] = map.as_deref().unwrap_or(buf);
-        let calls = crate::load_session(bytes).map(|session| {
-            let cwd = session.header.get("cwd").and_then(session_core::json::Value::as_str);
-            let here = project.is_none_or(|p| cwd.is_some_and(|c| c.to_str_lossy().contains(p)));
-            (tool_calls(&session), here)
-        });
+        let calls =
+            crate::load_session(bytes).map(|session| (tool_calls(&session), crate::in_project(&session, project)));
         if map.as_ref().is_some_and(|m| m.truncated()) && strategy != crate::ReadStrategy::Buffered {
             strategy = crate::ReadStrategy::Buffered;
             continue;

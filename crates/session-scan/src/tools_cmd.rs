@@ -17,18 +17,9 @@ pub struct ToolsArgs {
     /// Without a path, the Atomic fork's store.
     #[arg(long)]
     atomic: bool,
-    /// Only sessions whose project (the header's cwd) contains this text.
-    #[arg(long, value_name = "TEXT")]
-    project: Option<String>,
-    /// Only calls made on this day or later (YYYY-MM-DD or YYYYMMDD).
-    #[arg(long)]
-    since: Option<String>,
-    /// Only calls made on this day or earlier.
-    #[arg(long)]
-    until: Option<String>,
-    /// IANA time zone of those days (default: the local zone).
-    #[arg(long)]
-    timezone: Option<String>,
+    /// Sessions and days: calls made on those days (the assistant message's time).
+    #[command(flatten)]
+    filter: crate::filters::SessionFilter,
 }
 
 /// The tools, most called first (then by name).
@@ -114,9 +105,8 @@ fn table(report: &ToolsReport) -> String {
 /// Runs it: `Ok(true)` when a file could not be read.
 pub fn run(a: &ToolsArgs) -> anyhow::Result<bool> {
     let roots = if a.files.is_empty() { vec![session_scan::list::store_here(a.atomic)] } else { a.files.clone() };
-    let days = session_scan::days::DayRange::parse(a.since.as_deref(), a.until.as_deref(), a.timezone.as_deref())
-        .map_err(anyhow::Error::msg)?;
-    let report = session_scan::tools::build(&session_scan::expand_paths(&roots), a.project.as_deref(), &days);
+    let days = a.filter.days()?;
+    let report = session_scan::tools::build(&session_scan::expand_paths(&roots), a.filter.project.as_deref(), &days);
     for (_, why) in &report.errors {
         eprintln!("{why}");
     }

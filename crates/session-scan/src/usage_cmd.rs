@@ -41,15 +41,9 @@ pub struct UsageArgs {
     /// Rows by usage source (assistant, usage entries, tool results, summaries).
     #[arg(long)]
     by_source: bool,
-    /// First day, inclusive (YYYY-MM-DD or YYYYMMDD).
-    #[arg(long)]
-    since: Option<String>,
-    /// Last day, inclusive (YYYY-MM-DD or YYYYMMDD).
-    #[arg(long)]
-    until: Option<String>,
-    /// IANA time zone for days, weeks and months (default: the local zone).
-    #[arg(long)]
-    timezone: Option<String>,
+    /// Sessions and days: usage of those days, in that zone's days, hours, weeks and months.
+    #[command(flatten)]
+    filter: crate::filters::SessionFilter,
     /// Row order.
     #[arg(long, value_enum, default_value_t = OrderArg::Asc)]
     order: OrderArg,
@@ -66,10 +60,6 @@ pub struct UsageArgs {
     /// CSV.
     #[arg(long)]
     csv: bool,
-    /// Only sessions whose project (the header's cwd) contains this text. Usage copied from a
-    /// session of another project still counts once, there.
-    #[arg(long, value_name = "TEXT")]
-    project: Option<String>,
     /// The Atomic fork: its store (`~/.atomic/agent/sessions`, `ATOMIC_CODING_AGENT_DIR`,
     /// `ATOMIC_CODING_AGENT_SESSION_DIR`) by default, and the usage of its session summaries
     /// counted too, as Atomic counts it.
@@ -77,22 +67,19 @@ pub struct UsageArgs {
     atomic: bool,
 }
 
-fn parse_day(s: &str) -> anyhow::Result<jiff::civil::Date> {
-    session_scan::days::parse_day(s).map_err(anyhow::Error::msg)
-}
-
 pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
     let group = a.kind;
-    let tz = session_scan::days::time_zone(a.timezone.as_deref()).map_err(anyhow::Error::msg)?;
-    let tz_name = a.timezone.clone().or_else(|| tz.iana_name().map(str::to_string)).unwrap_or_else(|| "local".into());
+    let days = a.filter.days()?;
+    let tz_name =
+        a.filter.timezone.clone().or_else(|| days.tz.iana_name().map(str::to_string)).unwrap_or_else(|| "local".into());
     let opts = Options {
         group,
         breakdown: a.breakdown,
         by_source: a.by_source,
-        since: a.since.as_deref().map(parse_day).transpose()?,
-        until: a.until.as_deref().map(parse_day).transpose()?,
-        tz,
-        project: a.project.clone(),
+        since: days.since,
+        until: days.until,
+        tz: days.tz,
+        project: a.filter.project.clone(),
         counting: if a.atomic { Counting::WithAtomicSummaries } else { Counting::Pi },
     };
     if let (Some(since), Some(until)) = (opts.since, opts.until)

@@ -13,7 +13,7 @@ fn corpora() -> PathBuf {
 }
 
 fn all_days() -> session_scan::days::DayRange {
-    session_scan::days::DayRange::parse(None, None, Some("UTC")).unwrap()
+    session_scan::days::DayRange::all()
 }
 
 #[derive(Debug, Default, PartialEq)]
