@@ -1,12 +1,15 @@
 //! Files and folders of Pi sessions: reading them (buffered or mapped), running `session-core`
 //! over many in parallel, and shaping the results as the reference's JSON records.
 
+#![deny(unsafe_code)]
+
 pub mod cache;
 pub mod days;
 pub mod export;
 pub mod grep;
 pub mod list;
 pub mod manifest;
+#[allow(unsafe_code)] // the one module that maps files; each block has its `// SAFETY:` reason
 mod mmap;
 pub mod ordered;
 pub mod read;

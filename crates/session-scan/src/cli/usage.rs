@@ -43,7 +43,7 @@ pub struct UsageArgs {
     by_source: bool,
     /// Sessions and days: usage of those days, in that zone's days, hours, weeks and months.
     #[command(flatten)]
-    filter: crate::filters::SessionFilter,
+    filter: super::filters::SessionFilter,
     /// Row order.
     #[arg(long, value_enum, default_value_t = OrderArg::Asc)]
     order: OrderArg,

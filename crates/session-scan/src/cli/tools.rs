@@ -19,7 +19,7 @@ pub struct ToolsArgs {
     atomic: bool,
     /// Sessions and days: calls made on those days (the assistant message's time).
     #[command(flatten)]
-    filter: crate::filters::SessionFilter,
+    filter: super::filters::SessionFilter,
 }
 
 /// The tools, most called first (then by name).

@@ -7,6 +7,8 @@ use session_core::json::write_string;
 use session_scan::list::{self, Listed, Scope};
 use session_scan::report;
 
+use super::search::{Search, SortMode};
+
 #[derive(clap::Args)]
 pub struct ListArgs {
     /// The sessions root (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions).
@@ -63,46 +65,6 @@ pub struct ListArgs {
     stats: bool,
 }
 
-/// `session-scan search`: the listing, filtered and ordered by Pi's picker search.
-#[derive(clap::Args)]
-pub struct SearchArgs {
-    /// What to look for, as Pi's picker reads it: words (each found as it is in the name, id,
-    /// messages or cwd, or scattered in order in the name or cwd), "quoted phrases", or
-    /// re:PATTERN (a JavaScript regular expression, case-insensitive).
-    query: String,
-    #[command(flatten)]
-    list: ListArgs,
-    /// relevance: best score first, then newest (Pi's Threaded and Fuzzy modes while searching);
-    /// recent: newest first (Pi's Recent mode).
-    #[arg(long, value_enum, default_value_t = SortMode::Relevance)]
-    sort: SortMode,
-    /// Only sessions that have a name.
-    #[arg(long)]
-    named: bool,
-    /// Also show where: up to N messages of each session whose text holds a word or phrase of the
-    /// query as it is (or a match of the pattern), with their line, byte offset, entry id, role
-    /// and the text around the first place found.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    hits: usize,
-}
-
-/// How found sessions are ordered.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum SortMode {
-    Relevance,
-    Recent,
-}
-
-/// A search, parsed.
-struct Search {
-    /// `None` for a blank query: every session, in the listing's order.
-    query: Option<session_core::search::Query>,
-    sort: SortMode,
-    named: bool,
-    /// At most this many messages found, for each session.
-    hits: usize,
-}
-
 /// What a listing did, for `--stats`.
 #[derive(Default)]
 struct Tally {
@@ -151,13 +113,7 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
     run_with(a, None)
 }
 
-/// `session-scan search`.
-pub fn search(a: &SearchArgs) -> anyhow::Result<bool> {
-    let query = session_core::search::Query::parse(&a.query).map_err(|e| anyhow::anyhow!("search: {e}"))?;
-    run_with(&a.list, Some(&Search { query, sort: a.sort, named: a.named, hits: a.hits }))
-}
-
-fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
+pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
     let started = std::time::Instant::now();
     let fields: Vec<String> = match &a.fields {
         Some(f) => {

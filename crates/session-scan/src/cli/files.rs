@@ -1,0 +1,43 @@
+//! `session-scan files`: the files each session read and changed.
+
+use std::path::PathBuf;
+
+use session_scan::report;
+
+use super::per_file::{FileArgs, Outcome, load, run_files};
+
+/// The sessions to read and which paths to show.
+#[derive(clap::Args)]
+pub struct FilesArgs {
+    /// Session files, or folders searched for *.jsonl (default: Pi's session store).
+    files: Vec<PathBuf>,
+    /// Only paths that contain this text, and only the sessions that have one.
+    #[arg(long, value_name = "TEXT")]
+    path: Option<String>,
+    /// One JSON object per session per line: {"file","sessionId","cwd"?,"readFiles","modifiedFiles"}.
+    #[arg(long)]
+    json: bool,
+    /// Without a path, the Atomic fork's store (`~/.atomic/agent/sessions`, its variables and
+    /// settings).
+    #[arg(long)]
+    atomic: bool,
+}
+
+/// Runs it: `Ok(true)` when a file could not be read.
+pub fn run(a: &FilesArgs) -> anyhow::Result<bool> {
+    // Without a path, Pi's store (its session-dir override first), as `usage` reads it.
+    let files = if a.files.is_empty() { vec![session_scan::list::store_here(a.atomic)] } else { a.files.clone() };
+    let files = FileArgs { files, json: a.json };
+    Ok(run_files(&files, |file, bytes, json| files_of_session(a, file, bytes, json))?.failed)
+}
+
+fn files_of_session(a: &FilesArgs, file: &str, bytes: &[u8], json: bool) -> Outcome {
+    let mut o = Outcome::new();
+    let Some(session) = load(&mut o, file, bytes, json) else { return o };
+    let (lists, diagnostics) = session_core::files::file_lists(&session);
+    for d in &diagnostics {
+        o.note(file, d.line, d.offset, &d.message);
+    }
+    report::write_file_lists(&mut o.stdout, file, &session, &lists, a.path.as_deref(), json);
+    o
+}

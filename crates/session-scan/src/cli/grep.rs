@@ -1,0 +1,84 @@
+//! `session-scan grep`: a text or pattern in every text of the sessions, with its place.
+
+use std::path::PathBuf;
+
+use session_core::pieces::Kind;
+use session_scan::grep::Grep;
+use session_scan::report;
+
+use super::filters::SessionFilter;
+use super::per_file::{FileArgs, Outcome, load, run_files};
+
+/// The pattern, where to look, and how to print.
+#[derive(clap::Args)]
+pub struct GrepArgs {
+    /// The text to find (as it is; with --regex a regular expression).
+    pattern: String,
+    /// Session files, or folders searched for *.jsonl (default: Pi's session store).
+    files: Vec<PathBuf>,
+    /// A regular expression (the `regex` crate's syntax: Perl-like, Unicode, no look-around).
+    #[arg(long, short = 'E')]
+    regex: bool,
+    /// Match in any case.
+    #[arg(long, short = 'i')]
+    ignore_case: bool,
+    /// Only these kinds of text, comma-separated: user, assistant, thinking, tool-call (the
+    /// strings of a call's arguments), tool-result, bash (`!` commands and their output), summary,
+    /// custom.
+    #[arg(long = "in", value_name = "KINDS", value_delimiter = ',')]
+    kinds: Vec<String>,
+    /// At most N matches per session.
+    #[arg(long, short = 'm', value_name = "N")]
+    max_count: Option<usize>,
+    /// Only the sessions with a match, and how many.
+    #[arg(long, short = 'l')]
+    files_with_matches: bool,
+    /// One JSON object per match: {"file","sessionId","line","offset","id","kind","tool"?,"match","text"}
+    /// (with -l, {"file","sessionId","matches"}).
+    #[arg(long)]
+    json: bool,
+    /// Without a path, the Atomic fork's store.
+    #[arg(long)]
+    atomic: bool,
+    /// Sessions and days: entries of those days (by their timestamp).
+    #[command(flatten)]
+    filter: SessionFilter,
+}
+
+/// Runs it: `Ok(true)` when nothing was found or a file could not be read, as grep's exit 1.
+pub fn run(a: &GrepArgs) -> anyhow::Result<bool> {
+    let mut kinds = Vec::new();
+    for name in &a.kinds {
+        match Kind::from_name(name.trim()) {
+            Some(k) => kinds.push(k),
+            None => {
+                let names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+                anyhow::bail!("--in: no kind of text is named {name:?} (kinds: {})", names.join(", "));
+            }
+        }
+    }
+    let days = a.filter.days()?;
+    let grep = Grep::new(&a.pattern, a.regex, a.ignore_case, &kinds)
+        .map_err(|e| anyhow::anyhow!("not a regular expression: {e}"))?
+        .on_days(days);
+    let color = report::stdout_color();
+    let files = if a.files.is_empty() { vec![session_scan::list::store_here(a.atomic)] } else { a.files.clone() };
+    let files = FileArgs { files, json: a.json };
+    let totals = run_files(&files, |file, bytes, json| grep_session(a, &grep, color, file, bytes, json))?;
+    Ok(totals.failed || !totals.found)
+}
+
+fn grep_session(a: &GrepArgs, grep: &Grep, color: bool, file: &str, bytes: &[u8], json: bool) -> Outcome {
+    let mut o = Outcome::new();
+    let Some(session) = load(&mut o, file, bytes, json) else { return o };
+    if !session_scan::in_project(&session, a.filter.project.as_deref()) {
+        // Another project's session: not searched, nothing said of it.
+        o.stderr.clear();
+        return o;
+    }
+    let max = if a.files_with_matches { None } else { a.max_count };
+    let hits = grep.session_hits(&session, max);
+    o.found = !hits.is_empty();
+    report::write_grep_hits(&mut o.stdout, file, &session, &hits, a.files_with_matches, json, color);
+    o
+}

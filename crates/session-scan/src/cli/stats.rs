@@ -1,0 +1,48 @@
+//! `session-scan stats`: each session's totals and cost breakdown.
+
+use std::path::PathBuf;
+
+use session_core::json::{Value, write_json};
+use session_scan::report;
+
+use super::per_file::{FileArgs, Outcome, load, run_files};
+
+/// Session files to read, and the output form.
+#[derive(clap::Args)]
+pub struct StatsArgs {
+    /// Session files, or folders searched for *.jsonl.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// One JSON object per file per line.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs it: `Ok(true)` when a file could not be read.
+pub fn run(a: &StatsArgs) -> anyhow::Result<bool> {
+    let files = FileArgs { files: a.files.clone(), json: a.json };
+    Ok(run_files(&files, stats_of_file)?.failed)
+}
+
+fn stats_of_file(file: &str, bytes: &[u8], json: bool) -> Outcome {
+    let mut o = Outcome::new();
+    let Some(session) = load(&mut o, file, bytes, json) else { return o };
+    let totals = session_core::stats::session_totals(&session);
+    for d in &totals.diagnostics {
+        o.note(file, d.line, d.offset, &d.message);
+    }
+    // Beyond Pi: what the active branch spent (the rest went to branches it left).
+    let branch = session.branch(None);
+    let branch_totals = session_core::stats::branch_totals(&session, &branch.path);
+    if json {
+        let mut record = report::stats_record(file, &session, &totals);
+        if let Value::Object(r) = &mut record {
+            r.insert("activeBranch", report::branch_record(&branch_totals, session.leaf_id(), branch.path.len()));
+        }
+        write_json(&record, &mut o.stdout);
+        o.stdout.push(b'\n');
+    } else {
+        o.stdout.extend(report::stats_text(file, &session, &totals, Some(&branch_totals)).into_bytes());
+    }
+    o
+}

@@ -1,0 +1,51 @@
+//! `session-scan tree`: the entry tree of each session.
+
+use std::path::PathBuf;
+
+use session_core::json::write_json;
+use session_scan::report;
+
+use super::per_file::{FileArgs, Outcome, load, run_files};
+
+/// Session files to read, and the output form.
+#[derive(clap::Args)]
+pub struct TreeArgs {
+    /// Session files, or folders searched for *.jsonl.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// One JSON object per file per line.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs it: `Ok(true)` when a file could not be read.
+pub fn run(a: &TreeArgs) -> anyhow::Result<bool> {
+    let files = FileArgs { files: a.files.clone(), json: a.json };
+    Ok(run_files(&files, tree_of_file)?.failed)
+}
+
+fn tree_of_file(file: &str, bytes: &[u8], json: bool) -> Outcome {
+    let mut o = Outcome::new();
+    let Some(session) = load(&mut o, file, bytes, json) else { return o };
+    let tree = session.tree();
+    let notes = if json {
+        let (rec, notes) = report::tree_record(file, &session, &tree);
+        write_json(&rec, &mut o.stdout);
+        o.stdout.push(b'\n');
+        notes
+    } else {
+        let (text, notes) = report::tree_text(file, &session, &tree);
+        o.stdout.extend(text.into_bytes());
+        notes
+    };
+    if notes.cycles_cut > 0 {
+        o.stderr.push(format!(
+            "{file}: {} child link(s) would re-enter an ancestor (duplicate ids form a loop): not followed",
+            notes.cycles_cut
+        ));
+    }
+    if notes.truncated {
+        o.stderr.push(format!("{file}: tree listing stopped at {} nodes", report::MAX_TREE_NODES));
+    }
+    o
+}
