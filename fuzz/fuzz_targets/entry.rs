@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
                     .iter()
                     .map(|n| match n {
                         Some(s @ session_core::json::Span { kind: SpanKind::Str { escaped }, .. }) => {
-                            session_core::field::decode_string(&data[s.start as usize..s.end as usize], *escaped)
+                            session_core::property::decode_string(&data[s.start as usize..s.end as usize], *escaped)
                                 .to_str_lossy()
                                 .into_owned()
                         }

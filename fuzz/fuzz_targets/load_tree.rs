@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
         for (i, _) in s.entries() {
             let _ = s.children(&s.records[i].id);
             if let Ok(v) = s.records[i].value(&arena) {
-                for piece in session_core::pieces::pieces(&v) {
+                for piece in session_core::entry_texts::entry_texts(&v) {
                     assert!(piece.text.as_str().is_some());
                 }
             }

@@ -21,7 +21,7 @@ use crate::root;
 
 /// Every `SessionInfo` field but the texts: what a picker listing (and the cache) gives.
 fn picker_fields() -> impl Iterator<Item = &'static str> {
-    session_scan::report::INFO_FIELDS.into_iter().filter(|&f| f != "allMessagesText")
+    session_scan::render::INFO_FIELDS.into_iter().filter(|&f| f != "allMessagesText")
 }
 
 /// The cwd that `gen.py` gives most of its sessions (`list(cwd)` is compared for it).
@@ -93,8 +93,8 @@ pub fn differential(
             Ok((serde_json::from_slice(&out.stdout).context("our output")?, stats["stats"].clone()))
         };
         let ours_json = |args: &[&std::ffi::OsStr]| ours_with_stats(args).map(|(rows, _)| rows);
-        let cwd = session_scan::list::resolve_path(PROJECT_CWD);
-        let cwd_dir = store.join(session_scan::list::encode_cwd(&cwd));
+        let cwd = session_scan::store::resolve_path(PROJECT_CWD);
+        let cwd_dir = store.join(session_scan::store::encode_cwd(&cwd));
         let flat = store.join(FLAT_FOLDER);
         let cache = dir.join("list.cache");
         let fields = picker_fields().collect::<Vec<_>>().join(",");

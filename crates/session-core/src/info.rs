@@ -7,22 +7,22 @@
 
 use bumpalo::Bump;
 
-use crate::field::Field;
 use crate::json::{self, JsStr, Value, scan::SpanKind};
 use crate::lines::{LineRule, Lines, is_blank};
+use crate::property::PropertyValue;
 use crate::session::{Detail, Entry, top_is_falsy};
 
 /// The picker's view of a session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionInfo<'a> {
     /// `header.id`, unvalidated (a number is listed as it is).
-    pub id: Field<'a>,
+    pub id: PropertyValue<'a>,
     /// `header.cwd` when it is a string, else `""`.
     pub cwd: JsStr<'a>,
     /// The latest `session_info` name, trimmed; `None` when cleared or never set.
     pub name: Option<JsStr<'a>>,
     /// `header.parentSession`, as it is.
-    pub parent_session: Field<'a>,
+    pub parent_session: PropertyValue<'a>,
     /// `new Date(header.timestamp)` in ms; `NaN` for an invalid date.
     pub created: f64,
     /// Last user or assistant activity, else the header time, else the file's mtime (ms).
@@ -52,7 +52,7 @@ pub struct TextPiece {
     /// The line's byte offset.
     pub offset: u64,
     /// The entry's `id`.
-    pub id: Field<'static>,
+    pub id: PropertyValue<'static>,
     /// A user message (else an assistant's).
     pub user: bool,
 }
@@ -114,11 +114,11 @@ enum Role {
 }
 
 impl Role {
-    fn of_field(role: &Field<'_>) -> Role {
+    fn of_field(role: &PropertyValue<'_>) -> Role {
         match role {
-            Field::Str(s) if *s == "user" => Role::User,
-            Field::Str(s) if *s == "assistant" => Role::Assistant,
-            Field::Str(_) => Role::Other,
+            PropertyValue::Str(s) if *s == "user" => Role::User,
+            PropertyValue::Str(s) if *s == "assistant" => Role::Assistant,
+            PropertyValue::Str(_) => Role::Other,
             _ => Role::NotText,
         }
     }
@@ -134,7 +134,7 @@ impl Role {
                 _ => {}
             }
         }
-        Role::of_field(&Field::from_span(line, span))
+        Role::of_field(&PropertyValue::from_span(line, span))
     }
 }
 
@@ -164,13 +164,13 @@ pub fn session_info_with(bytes: &[u8], mtime_ms: f64, texts: Texts) -> Result<Se
 /// What a `SessionInfo` takes from the session header.
 struct Header {
     /// `header.timestamp`, as it is.
-    timestamp: Field<'static>,
+    timestamp: PropertyValue<'static>,
     /// `header.id`, as it is.
-    id: Field<'static>,
+    id: PropertyValue<'static>,
     /// `header.cwd` when it is a string, else `""`.
     cwd: JsStr<'static>,
     /// `header.parentSession`, as it is.
-    parent_session: Field<'static>,
+    parent_session: PropertyValue<'static>,
 }
 
 /// `SessionInfo` built a line at a time (lines split by `readline`'s rule), so that a caller can
@@ -274,8 +274,9 @@ impl InfoBuilder {
                                 _ => (Role::NotText, None),
                             };
                             let view = MessageView { line, message, role, content };
-                            return self
-                                .message(view, scanned, || Field::time_of_span(b, scanned.field(b, "timestamp")));
+                            return self.message(view, scanned, || {
+                                PropertyValue::time_of_span(b, scanned.field(b, "timestamp"))
+                            });
                         }
                         b"session_info" => {}
                         _ => return Ok(()),
@@ -297,37 +298,40 @@ impl InfoBuilder {
                 (scanned.field(b, "id"), scanned.field(b, "cwd"), scanned.field(b, "parentSession"));
             let as_written =
                 |s: Option<json::Span>| s.is_none_or(|s| matches!(s.kind, SpanKind::Null | SpanKind::Str { .. }));
-            let (id, cwd, parent_session) =
-                if !scanned.escaped_keys && as_written(id) && as_written(cwd) && as_written(parent) {
-                    // Strings, nulls and absent fields read from the scan (a full parse of the header
-                    // was a tenth of a small session's listing).
-                    let cwd = match Field::from_span(b, cwd) {
-                        Field::Str(s) => s.into_owned(),
-                        _ => JsStr::default(),
-                    };
-                    (Field::from_span(b, id).into_owned(), cwd, Field::from_span(b, parent).into_owned())
-                } else {
-                    // Other values as `JSON.stringify` prints them, from the parsed header.
-                    self.arena.reset();
-                    let value = entry.value(&self.arena).unwrap_or(Value::Null);
-                    let cwd = match value.get("cwd") {
-                        Some(Value::String(s)) => s.clone().into_owned(),
-                        _ => JsStr::default(),
-                    };
-                    (Field::from_value(value.get("id")), cwd, Field::from_value(value.get("parentSession")))
+            let (id, cwd, parent_session) = if !scanned.escaped_keys
+                && as_written(id)
+                && as_written(cwd)
+                && as_written(parent)
+            {
+                // Strings, nulls and absent fields read from the scan (a full parse of the header
+                // was a tenth of a small session's listing).
+                let cwd = match PropertyValue::from_span(b, cwd) {
+                    PropertyValue::Str(s) => s.into_owned(),
+                    _ => JsStr::default(),
                 };
+                (PropertyValue::from_span(b, id).into_owned(), cwd, PropertyValue::from_span(b, parent).into_owned())
+            } else {
+                // Other values as `JSON.stringify` prints them, from the parsed header.
+                self.arena.reset();
+                let value = entry.value(&self.arena).unwrap_or(Value::Null);
+                let cwd = match value.get("cwd") {
+                    Some(Value::String(s)) => s.clone().into_owned(),
+                    _ => JsStr::default(),
+                };
+                (PropertyValue::from_value(value.get("id")), cwd, PropertyValue::from_value(value.get("parentSession")))
+            };
             let header = Header { timestamp: entry.timestamp.clone().into_owned(), id, cwd, parent_session };
             self.header = Some(header);
             return Ok(());
         }
         if let Detail::SessionInfo(n) = &entry.detail {
             self.name = match n {
-                Field::Absent | Field::Null => None,
-                Field::Str(s) => {
+                PropertyValue::Absent | PropertyValue::Null => None,
+                PropertyValue::Str(s) => {
                     let t = crate::text::js_trim(s.as_bytes());
                     (!t.is_empty()).then(|| JsStr(std::borrow::Cow::Owned(t.to_vec())))
                 }
-                Field::Raw(_) => return Err(omitted(Some(&line), "session_info name is not a string")),
+                PropertyValue::Raw(_) => return Err(omitted(Some(&line), "session_info name is not a string")),
             };
         }
         let Detail::Message { message, role, content, .. } = &entry.detail else { return Ok(()) };
@@ -365,11 +369,11 @@ impl InfoBuilder {
         let time = match scanned.message_field(line, "timestamp") {
             Some(span) if span.kind == SpanKind::Number => {
                 let raw = &line[span.start as usize..span.end as usize];
-                if let Some(digits) = crate::field::thirteen_digits(raw) {
+                if let Some(digits) = crate::property::thirteen_digits(raw) {
                     self.latest_ms_digits = self.latest_ms_digits.max(Some(digits));
                     None
                 } else {
-                    crate::field::short_decimal(raw)
+                    crate::property::short_decimal(raw)
                         .or_else(|| std::str::from_utf8(raw).ok().and_then(|t| t.parse().ok()))
                 }
             }
@@ -391,7 +395,7 @@ impl InfoBuilder {
         // The text is appended where it goes: after a space in `allMessagesText`, or in a scratch
         // buffer when only the first user message is wanted.
         let as_json = self.texts == Texts::Json;
-        let append = if as_json { crate::field::append_restringified } else { crate::field::append_decoded };
+        let append = if as_json { crate::property::append_restringified } else { crate::property::append_decoded };
         let target = if into_all { &mut self.all_text } else { &mut self.scratch };
         if !into_all {
             target.clear();
@@ -435,7 +439,7 @@ impl InfoBuilder {
             self.pushed_any = true;
         }
         if self.texts == Texts::DecodedWithPieces {
-            let id = Field::from_span(line, scanned.field(line, "id")).into_owned();
+            let id = PropertyValue::from_span(line, scanned.field(line, "id")).into_owned();
             let (number, offset) = (view_number, view_offset);
             self.text_pieces.push(TextPiece { range: start..target.len(), line: number, offset, id, user: is_user });
         }
@@ -464,12 +468,12 @@ impl InfoBuilder {
             return Err(omitted(None, "no session header"));
         };
         let header_time = match &timestamp {
-            Field::Str(s) => crate::jsdate::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
+            PropertyValue::Str(s) => crate::jsdate::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
             _ => f64::NAN,
         };
         let mut last_activity = self.last_activity;
         if let Some(digits) = self.latest_ms_digits {
-            let t = crate::field::thirteen_digits_value(digits);
+            let t = crate::property::thirteen_digits_value(digits);
             last_activity = Some(last_activity.unwrap_or(0.0).max(t));
         }
         let modified = match last_activity {
@@ -544,15 +548,15 @@ fn recorded_text(line: &[u8], texts: &[Option<json::Span>], append: Append, out:
 /// The text blocks of a content array (raw, already validated JSON), joined with one space.
 fn blocks_text(a: &[u8], append: Append, out: &mut Vec<u8>) -> Option<bool> {
     let mut first = true;
-    let mut i = json::raw::ws(a, 1);
+    let mut i = json::walk::ws(a, 1);
     while let Some(&c) = a.get(i) {
         match c {
             b']' => break,
-            b',' => i = json::raw::ws(a, i + 1),
+            b',' => i = json::walk::ws(a, i + 1),
             b'n' => return Some(false), // a `null` block: `block.type` throws
             b'{' => {
-                let (end, ty, text) = json::raw::block_fields(a, i, b"text")?;
-                i = json::raw::ws(a, end);
+                let (end, ty, text) = json::walk::block_fields(a, i, b"text")?;
+                i = json::walk::ws(a, end);
                 let is_text = ty.is_some_and(|(s, e)| &a[s..e] == b"text");
                 if !is_text {
                     continue;
@@ -571,7 +575,7 @@ fn blocks_text(a: &[u8], append: Append, out: &mut Vec<u8>) -> Option<bool> {
                     Some(_) => return None, // a number or object as text: let the full parse convert it
                 }
             }
-            _ => i = json::raw::ws(a, json::raw::skip_value(a, i)),
+            _ => i = json::walk::ws(a, json::walk::skip_value(a, i)),
         }
     }
     Some(true)
@@ -726,7 +730,7 @@ mod tests {
             assert!(sc.blocks_recorded && !sc.escaped_blocks, "{line}");
             let span = sc.message_field(b, "content").unwrap();
             let (mut recorded, mut walked) = (Vec::new(), Vec::new());
-            let decoded = crate::field::append_decoded;
+            let decoded = crate::property::append_decoded;
             let from_scan = content_text(b, span, Some(&sc.text_blocks), decoded, &mut recorded);
             let from_walk = content_text(b, span, None, decoded, &mut walked);
             assert_eq!(from_scan, from_walk, "{line}");

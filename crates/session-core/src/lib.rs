@@ -7,23 +7,21 @@
 #![forbid(unsafe_code)]
 
 pub mod context;
-pub mod field;
+pub mod entry_texts;
 pub mod files;
-pub mod harness4;
 pub mod info;
 pub mod jsdate;
 pub mod json;
 pub mod jssort;
 pub mod lines;
-pub mod pieces;
+pub mod property;
 pub mod search;
 pub mod session;
 pub mod stats;
 pub mod text;
-pub mod threads;
+pub mod threaded;
 pub mod tools;
-pub mod transcript;
 pub mod usage;
 
-pub use field::Field;
+pub use property::PropertyValue;
 pub use session::{Entry, LoadError, Session};

@@ -234,7 +234,7 @@ pub struct Hit {
     /// The line's byte offset.
     pub offset: u64,
     /// The entry's `id`.
-    pub id: crate::Field<'static>,
+    pub id: crate::PropertyValue<'static>,
     /// A user message (else an assistant's).
     pub user: bool,
     /// The text around the first place found, on one line, `…` where it is cut.
@@ -912,7 +912,7 @@ mod tests {
                 range: 0..text.len(),
                 line: 2,
                 offset: 9,
-                id: crate::Field::Absent,
+                id: crate::PropertyValue::Absent,
                 user: true,
             };
             let phrase = normalize_whitespace_lower(query.as_bytes());

@@ -5,10 +5,10 @@
 use ahash::{AHashMap, AHashSet};
 use bumpalo::Bump;
 
-use crate::field::Field;
 use crate::json::{self, Scanned, Value, scan::SpanKind};
 use crate::jssort::js_sort;
 use crate::lines::LineRule;
+use crate::property::PropertyValue;
 
 /// One parsed record of the file (the header included), read lazily: the common fields come from
 /// a validating scan, the full value only from [`Entry::value`].
@@ -27,17 +27,17 @@ pub struct Entry<'a> {
     /// gives it an id and a place in the chain as it does an entry (§4).
     pub is_array: bool,
     /// `type`.
-    pub entry_type: Field<'a>,
+    pub entry_type: PropertyValue<'a>,
     /// `id` (regenerated for v1 files).
-    pub id: Field<'a>,
+    pub id: PropertyValue<'a>,
     /// `parentId` (rewritten for v1 files).
-    pub parent_id: Field<'a>,
+    pub parent_id: PropertyValue<'a>,
     /// `timestamp`.
-    pub timestamp: Field<'a>,
+    pub timestamp: PropertyValue<'a>,
     /// Fields some entry types need at load time.
     pub detail: Detail<'a>,
     /// Set by v1 migration: the `firstKeptEntryId` derived from `firstKeptEntryIndex`.
-    pub migrated_first_kept: Option<Box<Field<'a>>>,
+    pub migrated_first_kept: Option<Box<PropertyValue<'a>>>,
     /// Set by v2 migration: `message.role` was `hookMessage` and reads as `custom`.
     pub hook_message_renamed: bool,
 }
@@ -51,18 +51,18 @@ pub enum Detail<'a> {
     /// A `label` entry.
     Label {
         /// `targetId`.
-        target: Box<Field<'a>>,
+        target: Box<PropertyValue<'a>>,
         /// `label`.
-        label: Box<Field<'a>>,
+        label: Box<PropertyValue<'a>>,
     },
     /// A `session_info` entry's `name`.
-    SessionInfo(Field<'a>),
+    SessionInfo(PropertyValue<'a>),
     /// A `message` entry: the kind of its `message` value and its `role`.
     Message {
         /// What `message` is (`None` when absent).
         message: Option<SpanKind>,
         /// `message.role`.
-        role: Field<'a>,
+        role: PropertyValue<'a>,
         /// What `message.content` is (`None` when absent or `message` is not an object).
         content: Option<SpanKind>,
         /// Where the `message` value lies in the line, when it was read by the scan.
@@ -88,11 +88,11 @@ impl<'a> Entry<'a> {
     }
 
     /// `message.role`, after migration.
-    pub fn role(&self) -> Field<'a> {
+    pub fn role(&self) -> PropertyValue<'a> {
         match &self.detail {
-            Detail::Message { .. } if self.hook_message_renamed => Field::Str("custom".into()),
+            Detail::Message { .. } if self.hook_message_renamed => PropertyValue::Str("custom".into()),
             Detail::Message { role, .. } => role.clone(),
-            _ => Field::Absent,
+            _ => PropertyValue::Absent,
         }
     }
 
@@ -105,10 +105,10 @@ impl<'a> Entry<'a> {
             line_number: line.number,
             is_object: scanned.is_object(),
             is_array: scanned.top == Some(SpanKind::Array),
-            entry_type: Field::Absent,
-            id: Field::Absent,
-            parent_id: Field::Absent,
-            timestamp: Field::Absent,
+            entry_type: PropertyValue::Absent,
+            id: PropertyValue::Absent,
+            parent_id: PropertyValue::Absent,
+            timestamp: PropertyValue::Absent,
             detail: Detail::None,
             migrated_first_kept: None,
             hook_message_renamed: false,
@@ -123,12 +123,15 @@ impl<'a> Entry<'a> {
         let span = scanned.field(b, "message");
         let message = span.map(|s| s.kind);
         let (role, content) = if message == Some(SpanKind::Object) {
-            (Field::from_span(b, scanned.message_field(b, "role")), scanned.message_field(b, "content").map(|s| s.kind))
+            (
+                PropertyValue::from_span(b, scanned.message_field(b, "role")),
+                scanned.message_field(b, "content").map(|s| s.kind),
+            )
         } else {
-            (Field::Absent, None)
+            (PropertyValue::Absent, None)
         };
         let tool_result_usage =
-            role.is("toolResult") && Field::from_span(b, scanned.message_field(b, "usage")).is_truthy();
+            role.is("toolResult") && PropertyValue::from_span(b, scanned.message_field(b, "usage")).is_truthy();
         // A stored message goes out as its raw text only when that text is what Pi would print.
         let span = span.filter(|_| !scanned.overflow).map(|s| (s.start, s.end));
         let null_block = scanned.null_in_content;
@@ -143,7 +146,7 @@ impl<'a> Entry<'a> {
         let Ok(v) = json::parse_value(self.line, &arena) else { return };
         let m = v.get("message");
         let message = m.map(kind_of);
-        let role = Field::from_value(m.and_then(|m| m.get("role")));
+        let role = PropertyValue::from_value(m.and_then(|m| m.get("role")));
         let content = m.and_then(|m| m.get("content")).map(kind_of);
         let tool_result_usage = role.is("toolResult") && m.and_then(|m| m.get("usage")).is_some_and(Value::is_truthy);
         let detail = Detail::Message { message, role, content, span: None, tool_result_usage, null_block: false };
@@ -173,7 +176,7 @@ impl<'a> Entry<'a> {
 /// inlined method sees each literal key, so the scan's lookup ([`Scanned::field`]) resolves it
 /// at compile time.
 trait FieldReader<'a> {
-    fn get(&self, key: &str) -> Field<'a>;
+    fn get(&self, key: &str) -> PropertyValue<'a>;
 }
 
 /// The fields a scan recorded.
@@ -184,8 +187,8 @@ struct ScannedFields<'a, 's> {
 
 impl<'a> FieldReader<'a> for ScannedFields<'a, '_> {
     #[inline(always)]
-    fn get(&self, key: &str) -> Field<'a> {
-        Field::from_span(self.line, self.scanned.field(self.line, key))
+    fn get(&self, key: &str) -> PropertyValue<'a> {
+        PropertyValue::from_span(self.line, self.scanned.field(self.line, key))
     }
 }
 
@@ -194,8 +197,8 @@ struct ValueFields<'v, 'x>(&'v Value<'x>);
 
 impl<'a> FieldReader<'a> for ValueFields<'_, '_> {
     #[inline(always)]
-    fn get(&self, key: &str) -> Field<'a> {
-        Field::from_value(self.0.get(key))
+    fn get(&self, key: &str) -> PropertyValue<'a> {
+        PropertyValue::from_value(self.0.get(key))
     }
 }
 
@@ -361,12 +364,12 @@ pub struct Session<'a> {
     /// Lines skipped or entries treated specially, with where they are.
     pub diagnostics: Vec<Diagnostic>,
     session_id: crate::json::JsStr<'a>,
-    by_id: AHashMap<Field<'a>, usize>,
+    by_id: AHashMap<PropertyValue<'a>, usize>,
     /// No two indexed records share an id: a record whose id matches is then the one `by_id` names.
     unique_ids: bool,
-    /// `None`: no entries (`null`); `Some(Field::Absent)`: the last entry has no id.
-    leaf: Option<Field<'a>>,
-    labels: AHashMap<Field<'a>, (Field<'a>, Field<'a>)>,
+    /// `None`: no entries (`null`); `Some(PropertyValue::Absent)`: the last entry has no id.
+    leaf: Option<PropertyValue<'a>>,
+    labels: AHashMap<PropertyValue<'a>, (PropertyValue<'a>, PropertyValue<'a>)>,
 }
 
 impl<'a> Session<'a> {
@@ -406,7 +409,7 @@ impl<'a> Session<'a> {
             });
         };
         let session_id = match (&first.id, first.is_type("session")) {
-            (Field::Str(id), true) => id.clone(),
+            (PropertyValue::Str(id), true) => id.clone(),
             _ => {
                 let reason = if first.is_type("session") {
                     "the header's id is not a string".to_string()
@@ -453,18 +456,18 @@ impl<'a> Session<'a> {
         self.records.iter().enumerate().skip(1).filter(|(_, e)| !e.is_type("session"))
     }
 
-    /// `getLeafId()`: `None` for `null` (no entries), `Some(Field::Absent)` for `undefined`.
-    pub fn leaf_id(&self) -> Option<&Field<'a>> {
+    /// `getLeafId()`: `None` for `null` (no entries), `Some(PropertyValue::Absent)` for `undefined`.
+    pub fn leaf_id(&self) -> Option<&PropertyValue<'a>> {
         self.leaf.as_ref()
     }
 
     /// The record an id resolves to (the last record with that id).
-    pub fn get(&self, id: &Field<'a>) -> Option<usize> {
+    pub fn get(&self, id: &PropertyValue<'a>) -> Option<usize> {
         self.by_id.get(id).copied()
     }
 
     /// The label on an entry and its timestamp.
-    pub fn label(&self, id: &Field<'a>) -> Option<&(Field<'a>, Field<'a>)> {
+    pub fn label(&self, id: &PropertyValue<'a>) -> Option<&(PropertyValue<'a>, PropertyValue<'a>)> {
         self.labels.get(id)
     }
 
@@ -472,9 +475,9 @@ impl<'a> Session<'a> {
     /// A non-string name (the reference throws) reads as no name.
     pub fn name(&self) -> Option<crate::json::JsStr<'a>> {
         match &self.latest_session_info()?.detail {
-            Detail::SessionInfo(Field::Str(s)) => {
+            Detail::SessionInfo(PropertyValue::Str(s)) => {
                 let t = crate::text::js_trim(s.as_bytes());
-                (!t.is_empty()).then(|| crate::field::decode_string(t, false).into_owned())
+                (!t.is_empty()).then(|| crate::property::decode_string(t, false).into_owned())
             }
             _ => None,
         }
@@ -485,7 +488,7 @@ impl<'a> Session<'a> {
     pub fn name_that_throws(&self) -> Option<(u64, u64)> {
         let info = self.latest_session_info()?;
         match &info.detail {
-            Detail::SessionInfo(Field::Str(_) | Field::Null | Field::Absent) => None,
+            Detail::SessionInfo(PropertyValue::Str(_) | PropertyValue::Null | PropertyValue::Absent) => None,
             _ => Some((info.line_number, info.offset)),
         }
     }
@@ -497,7 +500,7 @@ impl<'a> Session<'a> {
 
     /// `getBranch(fromId)`: record indices from the root to `from` (or the leaf). Stops at a
     /// parent already on the path, where the reference would loop forever.
-    pub fn branch(&self, from: Option<&Field<'a>>) -> Branch {
+    pub fn branch(&self, from: Option<&PropertyValue<'a>>) -> Branch {
         let start = from.or(self.leaf.as_ref());
         self.walk_up(start.filter(|s| s.is_truthy()).and_then(|s| self.get(s)))
     }
@@ -557,7 +560,7 @@ impl<'a> Session<'a> {
     /// `getTree()`: roots in file order, children sorted by timestamp; duplicate ids attach the
     /// last record's node once per record, as the reference does.
     pub fn tree(&self) -> Tree {
-        let mut node_of: AHashMap<&Field<'a>, usize> = AHashMap::new();
+        let mut node_of: AHashMap<&PropertyValue<'a>, usize> = AHashMap::new();
         let mut nodes: Vec<TreeNode> = Vec::new();
         for (i, e) in self.entries() {
             match node_of.get(&e.id) {
@@ -571,7 +574,7 @@ impl<'a> Session<'a> {
         let mut roots = Vec::new();
         for (_, e) in self.entries() {
             let node = node_of[&e.id];
-            if e.parent_id == Field::Null || e.parent_id == e.id {
+            if e.parent_id == PropertyValue::Null || e.parent_id == e.id {
                 roots.push(node);
             } else if let Some(&parent) = node_of.get(&e.parent_id) {
                 nodes[parent].children.push(node);
@@ -610,7 +613,7 @@ impl<'a> Session<'a> {
     /// v1 → v2: fresh ids in file order (`00000001`, `00000002`, …: deterministic, and unique
     /// because every id is replaced), a linear parent chain, and `firstKeptEntryIndex` resolved.
     fn migrate_v1(&mut self) {
-        let mut prev = Field::Null;
+        let mut prev = PropertyValue::Null;
         let mut n = 0u32;
         for i in 0..self.records.len() {
             let e = &self.records[i];
@@ -620,7 +623,7 @@ impl<'a> Session<'a> {
                 continue;
             }
             n += 1;
-            let id = Field::Str(crate::json::JsStr::owned(format!("{n:08x}")));
+            let id = PropertyValue::Str(crate::json::JsStr::owned(format!("{n:08x}")));
             let kept_index = if e.is_type("compaction") { first_kept_index(e.line) } else { None };
             let e = &mut self.records[i];
             e.id = id.clone();
@@ -629,7 +632,7 @@ impl<'a> Session<'a> {
                 let target = (k.fract() == 0.0 && k >= 0.0).then(|| self.records.get(k as usize)).flatten();
                 let first_kept = match target {
                     Some(t) if !t.is_type("session") => t.id.clone(),
-                    _ => Field::Absent,
+                    _ => PropertyValue::Absent,
                 };
                 self.records[i].migrated_first_kept = Some(Box::new(first_kept));
             }
@@ -763,7 +766,7 @@ impl Entry<'_> {
         if !self.is_object {
             return EntryKind::NotAnObject;
         }
-        let Field::Str(t) = &self.entry_type else { return EntryKind::Unknown };
+        let PropertyValue::Str(t) = &self.entry_type else { return EntryKind::Unknown };
         match t.as_bytes() {
             b"session" => EntryKind::Session,
             b"message" => EntryKind::Message,
@@ -788,7 +791,7 @@ impl Entry<'_> {
 
     /// The message role of a `message` entry, after migration; `None` when it has no string role.
     pub fn message_role(&self) -> Option<Role> {
-        let Field::Str(r) = self.role() else { return None };
+        let PropertyValue::Str(r) = self.role() else { return None };
         Some(match r.as_bytes() {
             b"user" => Role::User,
             b"assistant" => Role::Assistant,
@@ -806,7 +809,7 @@ impl Entry<'_> {
 impl<'a> Session<'a> {
     /// `getChildren(parentId)`: records whose `parentId` is `id`, one per distinct id (the last
     /// record with it), in order of each id's first appearance, unsorted as in the reference.
-    pub fn children(&self, id: &Field<'a>) -> Vec<usize> {
+    pub fn children(&self, id: &PropertyValue<'a>) -> Vec<usize> {
         let mut seen = AHashSet::new();
         let mut out = Vec::new();
         for (_, e) in self.entries() {
@@ -849,14 +852,14 @@ mod tests {
         use EntryKind as K;
         assert_eq!(kinds, [K::Message, K::Message, K::Custom, K::Label, K::SessionInfo, K::ContextWindowChange]);
         assert_eq!(s.records[1].message_role(), Some(Role::User));
-        assert_eq!(s.records[3].id, Field::Str("c1".into()));
-        assert_eq!(s.leaf_id(), Some(&Field::Str("w1".into())));
-        let u1 = Field::Str("u1".into());
+        assert_eq!(s.records[3].id, PropertyValue::Str("c1".into()));
+        assert_eq!(s.leaf_id(), Some(&PropertyValue::Str("w1".into())));
+        let u1 = PropertyValue::Str("u1".into());
         assert_eq!(s.children(&u1), [2, 3]);
-        assert_eq!(s.label(&u1).map(|l| l.0.clone()), Some(Field::Str("start".into())));
+        assert_eq!(s.label(&u1).map(|l| l.0.clone()), Some(PropertyValue::Str("start".into())));
         assert_eq!(s.name().map(|n| n.to_str_lossy().into_owned()).as_deref(), Some("named"));
         let ids: Vec<_> = s.branch(None).path.iter().map(|&i| s.records[i].id.clone()).collect();
-        assert_eq!(ids, ["u1", "a1", "l1", "n1", "w1"].map(|x| Field::Str(x.into())));
+        assert_eq!(ids, ["u1", "a1", "l1", "n1", "w1"].map(|x| PropertyValue::Str(x.into())));
     }
 
     /// A line written as Pi writes a message has its four fields taken where the scan found the
@@ -919,7 +922,7 @@ mod tests {
         ];
         let text = file.join("\n");
         let s = Session::load(text.as_bytes()).unwrap();
-        let c = s.get(&Field::Str("c".into()));
+        let c = s.get(&PropertyValue::Str("c".into()));
         assert_eq!(ids(&s, s.walk_up(c)), (vec!["x".into(), "b".into(), "c".into()], None));
         // A cycle: p -> q -> p.
         let file = [header.to_string(), line("p", "\"q\""), line("q", "\"p\"")];

@@ -462,20 +462,20 @@ fn assistant_without_parsing(entry: &crate::session::Entry<'_>) -> Option<Assist
 
 /// [`assistant_without_parsing`] from the scan of the message object `m`.
 fn assistant_from_scan(m: &[u8], sc: &crate::json::Scanned) -> Option<AssistantCount> {
-    use crate::field::Field;
     use crate::json::scan::SpanKind;
+    use crate::property::PropertyValue;
     if sc.escaped_keys || sc.overflow {
         return None;
     }
-    let f = |k: &str| Field::from_span(m, sc.field(m, k));
+    let f = |k: &str| PropertyValue::from_span(m, sc.field(m, k));
     let mut tool_calls = 0;
     if let Some(c) = sc.field(m, "content").filter(|c| c.kind == SpanKind::Array) {
-        crate::json::raw::tool_call_blocks(&m[c.start as usize..c.end as usize], |_| tool_calls += 1)?;
+        crate::json::walk::tool_call_blocks(&m[c.start as usize..c.end as usize], |_| tool_calls += 1)?;
     }
     let usage_span = sc.field(m, "usage");
     let usage = usage_span.and_then(|u| usage_amounts(&m[u.start as usize..u.end as usize], u.kind));
     let model = match f("responseModel") {
-        Field::Absent | Field::Null => f("model"),
+        PropertyValue::Absent | PropertyValue::Null => f("model"),
         some => some,
     };
     Some(AssistantCount {
@@ -509,10 +509,10 @@ pub(crate) fn usage_amounts(raw: &[u8], kind: crate::json::scan::SpanKind) -> Op
 /// [`usage_amounts`] from the numbers the scan kept ([`crate::json::Scanned::usage_numbers`]),
 /// in `line`: input, output, cacheRead, cacheWrite and cost.total (`None` if a span is not in it).
 pub(crate) fn usage_from_numbers(line: &[u8], numbers: [(u32, u32); 5]) -> Option<UsageTotals> {
-    use crate::field::Field;
+    use crate::property::PropertyValue;
     let mut amounts = [0.0; 5];
     for (amount, (start, end)) in amounts.iter_mut().zip(numbers) {
-        *amount = Field::Raw(std::borrow::Cow::Borrowed(line.get(start as usize..end as usize)?)).to_number();
+        *amount = PropertyValue::Raw(std::borrow::Cow::Borrowed(line.get(start as usize..end as usize)?)).to_number();
     }
     let [input, output, cache_read, cache_write, cost] = amounts;
     Some(UsageTotals { input, output, cache_read, cache_write, cost, concatenates: false })
@@ -522,7 +522,7 @@ pub(crate) fn usage_from_numbers(line: &[u8], numbers: [(u32, u32); 5]) -> Optio
 /// Pi's order, no spaces, numbers only), read by matching its keys in place; `None` for any other
 /// layout.
 fn usage_in_pi_layout(a: &[u8]) -> Option<UsageTotals> {
-    use crate::field::Field;
+    use crate::property::PropertyValue;
     /// Past `key` at `at`, then past a number: where it ends, and the number when `used` (the
     /// parts of the cost are not converted: their long decimals cost a full parse each). The
     /// key's length is a constant, so that it is compared inline, not by `memcmp`.
@@ -534,7 +534,7 @@ fn usage_in_pi_layout(a: &[u8]) -> Option<UsageTotals> {
         let start = *at + N;
         let (end, _) = crate::json::scan::number(a, start).ok()?;
         *at = end;
-        Some(if used { Field::Raw(std::borrow::Cow::Borrowed(&a[start..end])).to_number() } else { f64::NAN })
+        Some(if used { PropertyValue::Raw(std::borrow::Cow::Borrowed(&a[start..end])).to_number() } else { f64::NAN })
     }
     let mut at = 0;
     let input = number_after(a, &mut at, b"{\"input\":", true)?;
@@ -554,13 +554,13 @@ fn usage_in_pi_layout(a: &[u8]) -> Option<UsageTotals> {
 /// with its line) and of its `cost`, last occurrences winning; `None` when a key holds an escape
 /// (the caller then scans the object).
 fn usage_members(raw: &[u8]) -> Option<Option<UsageTotals>> {
-    use crate::field::Field;
+    use crate::property::PropertyValue;
     let field = |span: Option<(usize, usize)>| match span {
-        None => Field::Absent,
-        Some((start, end)) => Field::from_span(raw, Some(raw_span(raw, start, end))),
+        None => PropertyValue::Absent,
+        Some((start, end)) => PropertyValue::from_span(raw, Some(raw_span(raw, start, end))),
     };
     let mut found: [Option<(usize, usize)>; 5] = [None; 5];
-    crate::json::raw::members(raw, 0, |key, start, end| {
+    crate::json::walk::members(raw, 0, |key, start, end| {
         let slot = match key {
             b"input" => 0,
             b"output" => 1,
@@ -578,7 +578,7 @@ fn usage_members(raw: &[u8]) -> Option<Option<UsageTotals>> {
         Some((start, end)) if raw[start] == b'{' => {
             let cost = &raw[start..end];
             let mut total = None;
-            crate::json::raw::members(cost, 0, |key, s, e| {
+            crate::json::walk::members(cost, 0, |key, s, e| {
                 if key == b"total" {
                     total = Some((start + s, start + e));
                 }

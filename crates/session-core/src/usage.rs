@@ -10,9 +10,9 @@ use std::sync::Arc;
 use bumpalo::Bump;
 use smallvec::SmallVec;
 
-use crate::field::Field;
 use crate::json::{self, Scanned, Span, Value, scan::SpanKind};
 use crate::lines::{LineRule, Lines, is_blank};
+use crate::property::PropertyValue;
 use crate::session::{Diagnostic, LoadError, top_is_falsy};
 use crate::stats::UsageTotals;
 
@@ -196,7 +196,7 @@ impl ModelKeys {
         {
             return last.clone();
         }
-        let (provider, model) = (Field::from_span(line, provider), Field::from_span(line, model));
+        let (provider, model) = (PropertyValue::from_span(line, provider), PropertyValue::from_span(line, model));
         let key: Arc<str> = format!("{}/{}", template(&provider), template(&model)).into();
         std::mem::swap(&mut self.fields, &mut self.last_fields);
         self.last = Some(key.clone());
@@ -210,7 +210,7 @@ impl ModelKeys {
 }
 
 /// A role as a string: the usual ones without allocating.
-fn role_name(role: &Field<'_>) -> Cow<'static, str> {
+fn role_name(role: &PropertyValue<'_>) -> Cow<'static, str> {
     match role.as_str() {
         None => Cow::Borrowed(""),
         Some(r) => match r.as_bytes() {
@@ -280,10 +280,10 @@ impl UsageBuilder {
             return Ok(());
         }
         let b = line.bytes;
-        let f = |k: &str| Field::from_span(b, sc.field(b, k));
-        let ty = if sc.is_object() { f("type") } else { Field::Absent };
+        let f = |k: &str| PropertyValue::from_span(b, sc.field(b, k));
+        let ty = if sc.is_object() { f("type") } else { PropertyValue::Absent };
         if !self.header_seen {
-            let Field::Str(id) = f("id") else {
+            let PropertyValue::Str(id) = f("id") else {
                 return Err(LoadError::NotASession {
                     line: Some(line.number),
                     offset: Some(line.offset),
@@ -314,7 +314,7 @@ impl UsageBuilder {
         }
         let ts_span = sc.field(b, "timestamp");
         let ts_raw = ts_span.map_or(&b[..0], |s| &b[s.start as usize..s.end as usize]);
-        let time = Field::time_of_span(b, ts_span);
+        let time = PropertyValue::time_of_span(b, ts_span);
         let add = |source: Source, model: Arc<str>, span: Span, out: &mut FileUsage| {
             let raw = &b[span.start as usize..span.end as usize];
             let amounts = sc
@@ -357,11 +357,11 @@ impl UsageBuilder {
             }
             Some(b"message") => {
                 let message_kind = sc.field(b, "message").map(|s| s.kind);
-                let mf = |k: &str| Field::from_span(b, sc.message_field(b, k));
-                let role = if message_kind == Some(SpanKind::Object) { mf("role") } else { Field::Absent };
+                let mf = |k: &str| PropertyValue::from_span(b, sc.message_field(b, k));
+                let role = if message_kind == Some(SpanKind::Object) { mf("role") } else { PropertyValue::Absent };
                 let role_name = role_name(&role);
                 let message_time =
-                    if time.is_nan() { Field::time_of_span(b, sc.message_field(b, "timestamp")) } else { time };
+                    if time.is_nan() { PropertyValue::time_of_span(b, sc.message_field(b, "timestamp")) } else { time };
                 let mut event = MessageEvent {
                     time_ms: message_time,
                     role: role_name.clone(),
@@ -387,7 +387,7 @@ impl UsageBuilder {
                                 sc.tool_calls
                                     .iter()
                                     .map(|name| {
-                                        let name = Field::from_span(b, *name);
+                                        let name = PropertyValue::from_span(b, *name);
                                         name.as_str().map(|n| n.to_str_lossy().into_owned()).unwrap_or_default()
                                     })
                                     .collect()
@@ -418,7 +418,7 @@ impl UsageBuilder {
                                 .iter()
                                 .rev()
                                 .find(|f| &b[f.key.0 as usize..f.key.1 as usize] == b"toolName");
-                            let name = Field::from_span(b, name.map(|f| f.value));
+                            let name = PropertyValue::from_span(b, name.map(|f| f.value));
                             let name = name.as_str().map(|n| n.to_str_lossy().into_owned()).unwrap_or_default();
                             out.failed_tools.push((out.messages.len(), name));
                         }
@@ -472,11 +472,11 @@ fn mf_raw<'b>(b: &'b [u8], sc: &Scanned, key: &str) -> &'b [u8] {
 
 /// JavaScript truthiness of a raw value span.
 fn truthy(b: &[u8], s: Span) -> bool {
-    Field::from_span(b, Some(s)).is_truthy()
+    PropertyValue::from_span(b, Some(s)).is_truthy()
 }
 
 /// A field as a template literal prints it (`${v}`).
-fn template(f: &Field<'_>) -> String {
+fn template(f: &PropertyValue<'_>) -> String {
     crate::stats::template(f.to_value().as_ref())
 }
 
@@ -493,7 +493,7 @@ fn tool_call_names_of(content: &Value<'_>) -> SmallVec<[String; 2]> {
 /// Lines whose keys hold escapes: the same reading from the full value, with the same events,
 /// messages and diagnostics as the scan's reading of an unescaped line.
 fn slow_line(v: &Value<'_>, line: u64, offset: u64, counting: Counting, out: &mut FileUsage) {
-    let f = |k: &str| Field::from_value(v.get(k));
+    let f = |k: &str| PropertyValue::from_value(v.get(k));
     let time = f("timestamp").time_value();
     // A value's text as the scan's spans hold it: a string without its quotes.
     let raw = |v: Option<&Value<'_>>| match v {
@@ -532,7 +532,7 @@ fn slow_line(v: &Value<'_>, line: u64, offset: u64, counting: Counting, out: &mu
         let m = v.get("message").filter(|m| m.as_object().is_some());
         let get = |k: &str| m.and_then(|m| m.get(k));
         let role = get("role").and_then(Value::as_str).map(|r| r.to_str_lossy().into_owned()).unwrap_or_default();
-        let message_time = if time.is_nan() { Field::from_value(get("timestamp")).time_value() } else { time };
+        let message_time = if time.is_nan() { PropertyValue::from_value(get("timestamp")).time_value() } else { time };
         let mut event = MessageEvent {
             time_ms: message_time,
             role: role.clone().into(),

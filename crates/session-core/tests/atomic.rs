@@ -5,9 +5,9 @@
 
 use bumpalo::Bump;
 use session_core::Session;
+use session_core::context::atomic_transcript::{BOUNDARY_PREFIX, INTERRUPTED};
 use session_core::context::{Dialect, LeafChoice, build_context};
 use session_core::json::{Value, to_json};
-use session_core::transcript::{BOUNDARY_PREFIX, INTERRUPTED};
 
 const HEADER: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
 

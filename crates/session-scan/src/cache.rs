@@ -13,9 +13,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 use serde_bytes::ByteBuf;
-use session_core::field::Field;
 use session_core::info::{Omitted, SessionInfo};
 use session_core::json::JsStr;
+use session_core::property::PropertyValue;
 
 use crate::list::Listed;
 
@@ -82,21 +82,21 @@ enum CachedField {
 }
 
 impl CachedField {
-    fn of(f: &Field<'_>) -> CachedField {
+    fn of(f: &PropertyValue<'_>) -> CachedField {
         match f {
-            Field::Absent => CachedField::Absent,
-            Field::Null => CachedField::Null,
-            Field::Str(s) => CachedField::Str(ByteBuf::from(s.as_bytes().to_vec())),
-            Field::Raw(r) => CachedField::Raw(ByteBuf::from(r.to_vec())),
+            PropertyValue::Absent => CachedField::Absent,
+            PropertyValue::Null => CachedField::Null,
+            PropertyValue::Str(s) => CachedField::Str(ByteBuf::from(s.as_bytes().to_vec())),
+            PropertyValue::Raw(r) => CachedField::Raw(ByteBuf::from(r.to_vec())),
         }
     }
 
-    fn field(self) -> Field<'static> {
+    fn field(self) -> PropertyValue<'static> {
         match self {
-            CachedField::Absent => Field::Absent,
-            CachedField::Null => Field::Null,
-            CachedField::Str(s) => Field::Str(JsStr(s.into_vec().into())),
-            CachedField::Raw(r) => Field::Raw(r.into_vec().into()),
+            CachedField::Absent => PropertyValue::Absent,
+            CachedField::Null => PropertyValue::Null,
+            CachedField::Str(s) => PropertyValue::Str(JsStr(s.into_vec().into())),
+            CachedField::Raw(r) => PropertyValue::Raw(r.into_vec().into()),
         }
     }
 }
@@ -499,10 +499,10 @@ mod tests {
     #[test]
     fn entries_keep_every_field_through_the_file() {
         let info = SessionInfo {
-            id: Field::Raw(b"12.50".to_vec().into()),
+            id: PropertyValue::Raw(b"12.50".to_vec().into()),
             cwd: JsStr(b"/w/\xed\xa0\x80x".to_vec().into()),
             name: Some(JsStr(b"named".to_vec().into())),
-            parent_session: Field::Null,
+            parent_session: PropertyValue::Null,
             created: f64::NAN,
             modified: 1_767_701_806_075.0,
             message_count: 42,
@@ -536,7 +536,7 @@ mod tests {
         assert_eq!(got.id, info.id);
         assert_eq!(got.cwd, info.cwd);
         assert_eq!(got.name, info.name);
-        assert_eq!(got.parent_session, Field::Null);
+        assert_eq!(got.parent_session, PropertyValue::Null);
         assert!(got.created.is_nan());
         assert_eq!(got.modified, info.modified);
         assert_eq!(got.message_count, 42);
@@ -555,12 +555,12 @@ mod tests {
         dir
     }
 
-    fn listed(path: &str, id: Field<'static>) -> Listed {
+    fn listed(path: &str, id: PropertyValue<'static>) -> Listed {
         let info = SessionInfo {
             id,
             cwd: JsStr(b"/w".to_vec().into()),
             name: None,
-            parent_session: Field::Absent,
+            parent_session: PropertyValue::Absent,
             created: 1.0,
             modified: 2.0,
             message_count: 3,
@@ -577,9 +577,13 @@ mod tests {
         let file = dir.join("list.cache");
         let _ = std::fs::remove_file(&file);
         let cache = ListCache::open(&file);
-        for (k, id) in [Field::Str(JsStr(b"a".to_vec().into())), Field::Raw(b"12.5".to_vec().into()), Field::Null]
-            .into_iter()
-            .enumerate()
+        for (k, id) in [
+            PropertyValue::Str(JsStr(b"a".to_vec().into())),
+            PropertyValue::Raw(b"12.5".to_vec().into()),
+            PropertyValue::Null,
+        ]
+        .into_iter()
+        .enumerate()
         {
             let path = format!("/s/{k}.jsonl");
             cache.store(Path::new(&path), false, Some(key(k as u64)), &listed(&path, id));
@@ -621,7 +625,7 @@ mod tests {
 
     #[test]
     fn a_raw_id_that_is_not_json_is_refused_and_an_old_format_rebuilt_quietly() {
-        let entry = |raw: &[u8]| Entry::of(key(1), &listed("/s/a.jsonl", Field::Raw(raw.to_vec().into())));
+        let entry = |raw: &[u8]| Entry::of(key(1), &listed("/s/a.jsonl", PropertyValue::Raw(raw.to_vec().into())));
         let encode = |format: &str, entry: &Entry| {
             let stored = StoredRef {
                 format,

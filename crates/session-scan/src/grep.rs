@@ -5,8 +5,8 @@ use std::ops::Range;
 
 use memchr::memmem;
 use session_core::Session;
+use session_core::entry_texts::{Kind, entry_texts};
 use session_core::json::Value;
-use session_core::pieces::{Kind, pieces};
 
 /// What is looked for.
 enum Pattern {
@@ -110,7 +110,7 @@ impl Grep {
             }
             arena.reset();
             let Ok(value) = entry.value(&arena) else { continue };
-            for piece in pieces(&value) {
+            for piece in entry_texts(&value) {
                 if !self.kinds[piece.kind as usize] {
                     continue;
                 }

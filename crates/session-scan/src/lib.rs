@@ -7,15 +7,16 @@ pub mod cache;
 pub mod days;
 pub mod export;
 pub mod grep;
+pub mod in_order;
 pub mod list;
 pub mod manifest;
 #[allow(unsafe_code)] // the one module that maps files; each block has its `// SAFETY:` reason
 mod mmap;
-pub mod ordered;
 pub mod read;
 pub mod redact;
-pub mod report;
+pub mod render;
 pub mod resolve;
+pub mod store;
 pub mod tools;
 pub mod usage;
 

@@ -34,7 +34,7 @@ pub fn file_facts(path: String, bytes: &[u8]) -> FileFacts {
                 Err(_) => "(malformed)".to_string(),
                 Ok(s) if !s.is_object() => "(not an object)".to_string(),
                 Ok(s) => match s.field(line.bytes, "type") {
-                    Some(span) => session_core::Field::from_span(line.bytes, Some(span))
+                    Some(span) => session_core::PropertyValue::from_span(line.bytes, Some(span))
                         .as_str()
                         .map_or_else(|| "(non-string type)".to_string(), |t| t.to_str_lossy().into_owned()),
                     None => "(no type)".to_string(),

@@ -2,10 +2,11 @@
 //! `--fork ARG` (`resolveSessionPath`, §1 "Related lookups"), found without opening anything for
 //! writing: Pi's `getDefaultSessionDir` creates the folder it looks in; this does not.
 
+use crate::store;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use session_core::field::Field;
+use session_core::property::PropertyValue;
 
 use crate::list::{self, Listed, Scope};
 
@@ -90,17 +91,17 @@ fn header_candidate(line: &[u8]) -> Option<Option<Header>> {
         // An array, a string, a number or `true`: a record, not a header.
         return Some(None);
     }
-    let text = |field: Field<'_>| match field {
-        Field::Str(s) => Some(s.to_str_lossy().into_owned()),
+    let text = |field: PropertyValue<'_>| match field {
+        PropertyValue::Str(s) => Some(s.to_str_lossy().into_owned()),
         _ => None,
     };
     let [kind, id, cwd] = if scanned.escaped_keys {
         // A key written with escapes is found by its decoded name, from a full parse.
         let arena = bumpalo::Bump::new();
         let value = session_core::json::parse_value(line, &arena).ok()?;
-        ["type", "id", "cwd"].map(|key| text(Field::from_value(value.get(key))))
+        ["type", "id", "cwd"].map(|key| text(PropertyValue::from_value(value.get(key))))
     } else {
-        ["type", "id", "cwd"].map(|key| text(Field::from_span(line, scanned.field(line, key))))
+        ["type", "id", "cwd"].map(|key| text(PropertyValue::from_span(line, scanned.field(line, key))))
     };
     Some(match (kind.as_deref(), id) {
         (Some("session"), Some(id)) => Some(Header { id, cwd }),
@@ -179,11 +180,11 @@ impl Places {
     /// The places for `cwd` (already resolved), the sessions root `root`, and Pi's session-dir
     /// override if any (`--session-dir`, the environment or the settings).
     pub fn new(cwd: String, root: &Path, session_dir: Option<PathBuf>) -> Places {
-        let default_dir = root.join(list::encode_cwd(&cwd));
+        let default_dir = root.join(store::encode_cwd(&cwd));
         match session_dir {
             Some(dir) => {
                 // `pathsEqual`: both resolved.
-                let key = |p: &Path| list::resolve_path(&p.to_string_lossy());
+                let key = |p: &Path| store::resolve_path(&p.to_string_lossy());
                 let filter = (key(&dir) != key(&default_dir)).then(|| cwd.clone());
                 Places { cwd, cwd_dir: dir.clone(), filter, all: Scope::Dir { dir, filter: None } }
             }
@@ -195,9 +196,9 @@ impl Places {
     /// override from the environment or the settings, in Pi's default store (Atomic's, with its
     /// variables and settings, for `atomic`).
     pub fn for_args(cwd: Option<&str>, dir: Option<PathBuf>, atomic: bool) -> Places {
-        let cwd = list::resolve_path(cwd.unwrap_or("."));
-        let session_dir = dir.or_else(|| list::session_dir_override(atomic, Path::new(&cwd)));
-        Places::new(cwd, &list::default_root(atomic), session_dir)
+        let cwd = store::resolve_path(cwd.unwrap_or("."));
+        let session_dir = dir.or_else(|| store::session_dir_override(atomic, Path::new(&cwd)));
+        Places::new(cwd, &store::default_root(atomic), session_dir)
     }
 
     /// The cwd's folder as `list(cwd, sessionDir)` lists it.
@@ -231,7 +232,7 @@ pub enum Resolved {
 /// `pi` stops with a TypeError; here it is passed over.
 pub fn resolve_session(arg: &str, places: &Places, non_string_id: &mut dyn FnMut(&Listed)) -> Resolved {
     if arg.contains('/') || arg.contains('\\') || arg.ends_with(".jsonl") {
-        return Resolved::Path(PathBuf::from(list::resolve_path_from(arg, &places.cwd)));
+        return Resolved::Path(PathBuf::from(store::resolve_path_from(arg, &places.cwd)));
     }
     if let Some(path) = find_by_id(&places.cwd_dir, arg, places.filter.as_deref()) {
         return Resolved::Local(path);
@@ -240,7 +241,7 @@ pub fn resolve_session(arg: &str, places: &Places, non_string_id: &mut dyn FnMut
         listed
             .iter()
             .find(|l| match l.info.as_ref().map(|i| &i.id) {
-                Ok(Field::Str(id)) => id.as_bytes().starts_with(arg.as_bytes()),
+                Ok(PropertyValue::Str(id)) => id.as_bytes().starts_with(arg.as_bytes()),
                 Ok(_) => {
                     non_string_id(l);
                     false
@@ -253,9 +254,9 @@ pub fn resolve_session(arg: &str, places: &Places, non_string_id: &mut dyn FnMut
         return Resolved::Local(l.path);
     }
     let all = list::listing(&places.all);
-    let exact = all
-        .iter()
-        .find(|l| matches!(l.info.as_ref().map(|i| &i.id), Ok(Field::Str(id)) if id.as_bytes() == arg.as_bytes()));
+    let exact = all.iter().find(
+        |l| matches!(l.info.as_ref().map(|i| &i.id), Ok(PropertyValue::Str(id)) if id.as_bytes() == arg.as_bytes()),
+    );
     match exact.cloned().or_else(|| prefix_match(&all)) {
         Some(l) => {
             let cwd = l.info.as_ref().map(|i| i.cwd.to_str_lossy().into_owned()).unwrap_or_default();

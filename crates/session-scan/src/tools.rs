@@ -68,7 +68,7 @@ fn calls_of(path: &Path, project: Option<&str>, buf: &mut Vec<u8>) -> Result<(Ve
         }
         return calls.map_err(|e| {
             let (line, offset) = e.place();
-            crate::report::error_text(&path.to_string_lossy(), line, offset, &e.reason())
+            crate::render::error_text(&path.to_string_lossy(), line, offset, &e.reason())
         });
     }
 }

@@ -195,9 +195,11 @@ fn header_parent(path: &Path, buf: &mut Vec<u8>) -> Option<String> {
         }
         let b = line.bytes;
         found = match session_core::json::scan_line(b) {
-            Ok(sc) if !sc.escaped_keys => session_core::field::Field::from_span(b, sc.field(b, "parentSession"))
-                .as_str()
-                .map(|p| p.to_str_lossy().into_owned()),
+            Ok(sc) if !sc.escaped_keys => {
+                session_core::property::PropertyValue::from_span(b, sc.field(b, "parentSession"))
+                    .as_str()
+                    .map(|p| p.to_str_lossy().into_owned())
+            }
             Ok(_) => {
                 let arena = bumpalo::Bump::new();
                 session_core::json::parse_value(b, &arena).ok().and_then(|v| {

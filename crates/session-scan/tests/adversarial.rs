@@ -23,7 +23,7 @@ fn exercise(bytes: &[u8]) -> Duration {
     let t = Instant::now();
     if let Ok(s) = Session::load(bytes) {
         let tree = s.tree();
-        let _ = session_scan::report::tree_record("f", &s, &tree);
+        let _ = session_scan::render::tree_record("f", &s, &tree);
         let _ = session_core::stats::session_totals(&s);
         for d in [Dialect::Pi, Dialect::Atomic, Dialect::Harness] {
             let arena = bumpalo::Bump::new();
@@ -70,7 +70,7 @@ fn duplicate_ids_that_form_loops_of_every_length() {
         f.push('\n');
     }
     let s = Session::load(f.as_bytes()).unwrap();
-    let (_, notes) = session_scan::report::tree_record("f", &s, &s.tree());
+    let (_, notes) = session_scan::render::tree_record("f", &s, &s.tree());
     assert!(!notes.truncated);
     exercise(f.as_bytes());
 }

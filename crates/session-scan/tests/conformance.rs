@@ -6,6 +6,7 @@
 
 mod common;
 
+use session_scan::store;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -13,7 +14,7 @@ use common::{corpora, parse};
 use session_core::Session;
 use session_core::json::{JsStr, Object, Value, to_json};
 use session_core::stats::session_totals;
-use session_scan::report;
+use session_scan::render;
 
 /// Where a corpus lies: `corpora/NAME`; but `SESSION_SCAN_HOSTILE` may name another folder laid out
 /// as `corpora/hostile` is (`sessions/`, and `expected/` as its `record.sh` writes it): `cargo
@@ -133,14 +134,14 @@ fn ours_tree(path: &Path, file: &str) -> Result<Value<'static>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
     let s = Session::load(&bytes).map_err(|e| e.to_string())?;
     let tree = s.tree();
-    Ok(report::tree_record(file, &s, &tree).0.into_owned())
+    Ok(render::tree_record(file, &s, &tree).0.into_owned())
 }
 
 fn ours_stats(path: &Path, file: &str) -> Result<Value<'static>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
     let s = Session::load(&bytes).map_err(|e| e.to_string())?;
     let totals = session_totals(&s);
-    Ok(report::stats_record(file, &s, &totals).into_owned())
+    Ok(render::stats_record(file, &s, &totals).into_owned())
 }
 
 fn expect_outcomes(results: &[(String, Outcome)], differences: &[(&str, &str)]) {
@@ -242,7 +243,7 @@ fn cycles_terminate_where_the_reference_hangs() {
         let bytes = std::fs::read(corpora().join("edge/sessions").join(name)).unwrap();
         let s = Session::load(&bytes).unwrap();
         assert_eq!(s.branch(None).cycle_at.is_some(), cycle, "{name}");
-        let (_, notes) = report::tree_record(name, &s, &s.tree());
+        let (_, notes) = render::tree_record(name, &s, &s.tree());
         assert!(!notes.truncated);
         assert_eq!(notes.cycles_cut > 0, name.starts_with("11-"), "{name}");
     }
@@ -264,7 +265,7 @@ fn check_listing(corpus: &str, golden: &str, prefix: &str) -> (usize, usize, usi
         // so only that field is then taken from the golden.
         const MTIME: f64 = 1.0;
         let info = session_core::info::session_info(&bytes, MTIME, true).unwrap_or_else(|e| panic!("{rel}: {e}"));
-        let mut ours = parse(&to_json(&report::info_record(&path, &info)));
+        let mut ours = parse(&to_json(&render::info_record(&path, &info)));
         if info.modified == MTIME {
             from_mtime += 1;
             let Value::Object(o) = &mut ours else { unreachable!() };
@@ -379,7 +380,7 @@ fn ours_context(path: &Path, file: &str) -> Result<Value<'static>, String> {
     let arena = bumpalo::Bump::new();
     let ctx = build_context(&s, &LeafChoice::Session, Dialect::Pi, &arena);
     let branch = s.branch(None).path;
-    let text = report::context_record(file, &s, s.leaf_id(), &branch, &ctx, &ctx.messages);
+    let text = render::context_record(file, &s, s.leaf_id(), &branch, &ctx, &ctx.messages);
     let mut rec = parse(std::str::from_utf8(&text).unwrap());
     // `projection` as context.mjs prints it: the source entry's id and type, and its count.
     let projection = ctx
@@ -447,7 +448,7 @@ fn harness_dialect_matches_pi_agent_core_0_83() {
         let llm = convert_to_llm(&ctx.messages, &arena);
         let array = |ms: &[session_core::context::Message<'_>]| {
             let mut out = Vec::new();
-            report::write_messages(&mut out, ms);
+            render::write_messages(&mut out, ms);
             parse(std::str::from_utf8(&out).unwrap())
         };
         let mut ours = Object::new();
@@ -529,7 +530,7 @@ fn in_pi_order_presorted(
     list::sort_by_modified(&mut listed);
     listed
         .iter()
-        .map(|l| parse(&to_json(&report::info_record(&l.path.to_string_lossy(), l.info.as_ref().unwrap()))))
+        .map(|l| parse(&to_json(&render::info_record(&l.path.to_string_lossy(), l.info.as_ref().unwrap()))))
         .collect()
 }
 
@@ -585,8 +586,8 @@ fn list_of_a_cwd_filters_like_pi_1_6() {
     // `list.mjs ROOT CWD`: ROOT/<encoded CWD> is a custom dir to Pi 1.6, so it is cwd-filtered.
     use session_scan::list;
     let root = corpora().join("sample-16/sessions");
-    let cwd = list::resolve_path("/home/dev/src-pi/mono");
-    let scope = list::Scope::Dir { dir: root.join(list::encode_cwd(&cwd)), filter: Some(cwd) };
+    let cwd = store::resolve_path("/home/dev/src-pi/mono");
+    let scope = list::Scope::Dir { dir: root.join(store::encode_cwd(&cwd)), filter: Some(cwd) };
     let ours = with_prefix(listing(&scope), &format!("{}/", root.display()), "sample-corpus-16/");
     let gold = parse(&std::fs::read_to_string(corpora().join("sample-16/expected/list-cwd.json")).unwrap());
     assert!(same(&ours, &gold), "list(cwd) differs");
@@ -769,7 +770,7 @@ fn adversarial_store_lists_like_pi_1_6_and_reports_the_rest() {
 #[test]
 fn harness_format_4_matches_pi_agent_core_0_87() {
     use session_core::context::convert_to_llm;
-    use session_core::harness4::{build_context4, is_format4, load_format4};
+    use session_core::context::harness4::{build_context4, is_format4, load_format4};
     let goldens = golden_lines(&corpora().join("harness/expected/harness-golden-087.jsonl"));
     let mut compared = 0;
     for g in goldens {
@@ -790,7 +791,7 @@ fn harness_format_4_matches_pi_agent_core_0_87() {
         let ctx = built.unwrap_or_else(|e| panic!("{file}: {e}"));
         let array = |ms: &[session_core::context::Message<'_>]| {
             let mut out = Vec::new();
-            report::write_messages(&mut out, ms);
+            render::write_messages(&mut out, ms);
             parse(std::str::from_utf8(&out).unwrap())
         };
         let mut ours = Object::new();
@@ -839,8 +840,8 @@ fn hostile_corpus_listings_match_pi_1_6() {
     let root = hostile_root("list");
     let all =
         with_prefix(listing(&list::Scope::All { root: root.clone() }), &format!("{}/", root.display()), "hostile/");
-    let cwd = list::resolve_path("/home/u/proj");
-    let scope = list::Scope::Dir { dir: root.join(list::encode_cwd(&cwd)), filter: Some(cwd) };
+    let cwd = store::resolve_path("/home/u/proj");
+    let scope = list::Scope::Dir { dir: root.join(store::encode_cwd(&cwd)), filter: Some(cwd) };
     let one = with_prefix(listing(&scope), &format!("{}/", root.display()), "hostile/");
     // `listAll(dir)` on one flat folder (`--dir` without `--cwd`): no cwd filter.
     let flat = list::Scope::Dir { dir: root.join("--tmp-x y--"), filter: None };

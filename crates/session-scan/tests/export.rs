@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use session_core::Field;
+use session_core::PropertyValue;
 use session_core::json::JsStr;
 
 fn scan() -> Command {
@@ -75,7 +75,7 @@ fn headings(markdown: &str) -> Vec<String> {
 /// The heading each record of the branch should have, from the records themselves.
 fn expected_headings(bytes: &[u8], leaf: Option<&str>) -> Vec<String> {
     let session = session_core::Session::load(bytes).unwrap();
-    let leaf = leaf.map(|l| Field::Str(JsStr::owned(l.to_string())));
+    let leaf = leaf.map(|l| PropertyValue::Str(JsStr::owned(l.to_string())));
     let arena = bumpalo::Bump::new();
     let mut want = Vec::new();
     for i in session.branch(leaf.as_ref()).path {

@@ -8,7 +8,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use session_core::pieces::Kind;
+use session_core::entry_texts::Kind;
 use session_scan::grep::Grep;
 
 fn corpora() -> PathBuf {

@@ -59,7 +59,7 @@ proptest! {
         let scanned = session_core::json::scan_line(text.as_bytes()).unwrap();
         for (k, val) in v.as_object().unwrap() {
             if let serde_json::Value::String(s) = val {
-                let f = session_core::Field::from_span(text.as_bytes(), scanned.field(text.as_bytes(), k));
+                let f = session_core::PropertyValue::from_span(text.as_bytes(), scanned.field(text.as_bytes(), k));
                 prop_assert_eq!(f.as_str().map(|x| x.to_str_lossy().into_owned()), Some(s.clone()));
             }
         }

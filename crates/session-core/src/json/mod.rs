@@ -6,8 +6,8 @@
 //! that are array indices come first in ascending order, as JavaScript orders properties.
 
 mod parse;
-pub mod raw;
 pub mod scan;
+pub mod walk;
 mod write;
 
 use std::borrow::Cow;

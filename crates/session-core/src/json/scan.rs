@@ -38,7 +38,7 @@ pub struct Span {
 
 /// One recorded property: the raw key and its value's span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Field {
+pub struct RawProperty {
     /// The key's raw bytes (between the quotes).
     pub key: (u32, u32),
     /// The value.
@@ -51,9 +51,9 @@ pub struct Scanned {
     /// The top-level value, when it is not an object (`null`, a number, an array, ...).
     pub top: Option<SpanKind>,
     /// Properties of the top-level object, in source order (duplicates included).
-    pub fields: Vec<Field>,
+    pub fields: Vec<RawProperty>,
     /// Properties of the top-level `message` object, when there is one (the last `message`).
-    pub message_fields: Vec<Field>,
+    pub message_fields: Vec<RawProperty>,
     /// The last `role`, `content` and `timestamp` of `message_fields` (keys as written, without
     /// escapes), so that [`Scanned::message_field`] finds them without a search.
     message_slots: [Option<Span>; 3],
@@ -190,7 +190,7 @@ fn message_slot(raw: &[u8]) -> Option<usize> {
 /// The search behind [`Scanned::field`] and [`Scanned::message_field`]; kept out of line so that
 /// their inlined fast paths stay small.
 #[inline(never)]
-fn find(fields: &[Field], line: &[u8], key: &str) -> Option<Span> {
+fn find(fields: &[RawProperty], line: &[u8], key: &str) -> Option<Span> {
     fields.iter().rev().find(|f| line.get(f.key.0 as usize..f.key.1 as usize) == Some(key.as_bytes())).map(|f| f.value)
 }
 
@@ -555,12 +555,13 @@ fn pi_message_prefix(b: &[u8]) -> bool {
 }
 
 /// The four fields of [`PI_PREFIX`] as the walk records them.
-const PI_PREFIX_RECORDED: [Field; 4] = {
-    let mut fields = [Field { key: (0, 0), value: Span { start: 0, end: 0, kind: SpanKind::Null } }; 4];
+const PI_PREFIX_RECORDED: [RawProperty; 4] = {
+    let mut fields = [RawProperty { key: (0, 0), value: Span { start: 0, end: 0, kind: SpanKind::Null } }; 4];
     let mut k = 0;
     while k < 4 {
         let (key, value) = PI_PREFIX_FIELDS[k];
-        fields[k] = Field { key, value: Span { start: value.0, end: value.1, kind: SpanKind::Str { escaped: false } } };
+        fields[k] =
+            RawProperty { key, value: Span { start: value.0, end: value.1, kind: SpanKind::Str { escaped: false } } };
         k += 1;
     }
     fields
@@ -597,7 +598,7 @@ fn pi_message_rest<const BLOCKS: bool, const ENDS: u8>(b: &[u8], out: &mut Scann
 #[inline(always)]
 fn pi_message_rest_read<const BLOCKS: bool>(b: &[u8], out: &mut Scanned) -> Option<usize> {
     let (i, role) = string_at(b, PI_PREFIX.len() - 1)?;
-    out.message_fields.push(Field { key: PI_ROLE_KEY, value: role });
+    out.message_fields.push(RawProperty { key: PI_ROLE_KEY, value: role });
     out.message_slots[ROLE_SLOT] = Some(role);
     let comma = pi_message_fields(b, i, out);
     let open = piece(b, comma, b",\"content\":")?;
@@ -628,7 +629,7 @@ fn pi_message_rest_read<const BLOCKS: bool>(b: &[u8], out: &mut Scanned) -> Opti
         _ => return None,
     };
     let content = value_span(open, end, kind);
-    out.message_fields.push(Field { key: ((comma + 2) as u32, (comma + 9) as u32), value: content });
+    out.message_fields.push(RawProperty { key: ((comma + 2) as u32, (comma + 9) as u32), value: content });
     out.message_slots[CONTENT_SLOT] = Some(content);
     let close = piece(b, pi_message_fields(b, end, out), b"}}")?;
     push(&mut out.fields, PI_MESSAGE_KEY, PI_MESSAGE_OPEN, close - 1, SpanKind::Object);
@@ -744,7 +745,7 @@ fn pi_field<const N: usize>(b: &[u8], i: usize, key: &[u8; N], value: PiValue, o
             .or_else(|| piece(b, start, b"false"))
             .map(|end| (end, value_span(start, end, SpanKind::Bool)))?,
     };
-    out.message_fields.push(Field { key: ((i + 2) as u32, (i + N - 2) as u32), value: span });
+    out.message_fields.push(RawProperty { key: ((i + 2) as u32, (i + N - 2) as u32), value: span });
     if value == PiValue::Number {
         out.message_slots[TIMESTAMP_SLOT] = Some(span);
     }
@@ -1045,7 +1046,7 @@ impl<'o> State<'o> {
             2 if self.in_message => {
                 if let Some(key) = self.pending_msg.take() {
                     let value = value_span(self.msg_start, end, kind);
-                    self.out.message_fields.push(Field { key, value });
+                    self.out.message_fields.push(RawProperty { key, value });
                     if let Some(slot) = self.pending_slot.take() {
                         self.out.message_slots[slot] = Some(value);
                     }
@@ -1091,8 +1092,8 @@ impl<'o> State<'o> {
     }
 }
 
-fn push(fields: &mut Vec<Field>, key: (u32, u32), start: usize, end: usize, kind: SpanKind) {
-    fields.push(Field { key, value: value_span(start, end, kind) });
+fn push(fields: &mut Vec<RawProperty>, key: (u32, u32), start: usize, end: usize, kind: SpanKind) {
+    fields.push(RawProperty { key, value: value_span(start, end, kind) });
 }
 
 /// The span of a value found at `start..end` (strings without their quotes).
@@ -2216,8 +2217,9 @@ pub(crate) mod tests {
     /// A scan as comparable text, its spans moved back by `shift` bytes.
     fn describe(outcome: Result<&Scanned, ScanError>, shift: u32) -> String {
         let span = |s: &Span| (s.start - shift, s.end - shift, s.kind);
-        let fields =
-            |f: &[Field]| f.iter().map(|f| ((f.key.0 - shift, f.key.1 - shift), span(&f.value))).collect::<Vec<_>>();
+        let fields = |f: &[RawProperty]| {
+            f.iter().map(|f| ((f.key.0 - shift, f.key.1 - shift), span(&f.value))).collect::<Vec<_>>()
+        };
         match outcome {
             Ok(s) => format!(
                 "{:?} {:?} {:?} {:?} {} {} {} {:?} {:?} {} {}",
@@ -2623,7 +2625,7 @@ pub(crate) mod tests {
         assert!(compared > 50_000, "{compared}");
     }
 
-    /// The tool calls the scan records agree with a walk of the raw content (`raw::tool_call_blocks`)
+    /// The tool calls the scan records agree with a walk of the raw content (`walk::tool_call_blocks`)
     /// on every shape a block can take, and the scan flags the lines the walk refuses.
     #[test]
     fn records_the_tool_calls_of_the_content() {
@@ -2649,7 +2651,7 @@ pub(crate) mod tests {
             let c = sc.message_field(b, "content").unwrap();
             let raw = &b[c.start as usize..c.end as usize];
             let mut walked = Vec::new();
-            crate::json::raw::tool_call_blocks(raw, |name| {
+            crate::json::walk::tool_call_blocks(raw, |name| {
                 walked.push(name.map(|(s, e, first)| (&raw[s..e], first == b'"')));
             })
             .unwrap();

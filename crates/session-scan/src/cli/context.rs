@@ -4,10 +4,10 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
+use session_core::context::harness4;
 use session_core::context::{Dialect, LeafChoice, Message, build_context, convert_to_llm};
-use session_core::harness4;
 use session_core::json::{JsStr, Value};
-use session_scan::report;
+use session_scan::render;
 
 use super::per_file::{FileArgs, Outcome, load, run_files};
 
@@ -69,20 +69,20 @@ fn chosen_messages<'m, 'b>(
 /// The readable transcript of context messages.
 fn push_transcript<'b>(o: &mut Outcome, file: &str, messages: &[Message<'b>], arena: &'b bumpalo::Bump) {
     let values: Vec<Value<'_>> = messages.iter().map(|m| m.to_value(arena)).collect();
-    o.stdout.extend(report::context_text(file, &values).into_bytes());
+    o.stdout.extend(render::context_text(file, &values).into_bytes());
 }
 
 /// A harness format-4 file, rebuilt from the tip of `--branch`.
 fn format4_context(c: &ContextArgs, file: &str, bytes: &[u8], json: bool) -> Outcome {
     let mut o = Outcome::new();
     let arena = bumpalo::Bump::new();
-    let built = harness4::load_format4(bytes, &arena)
-        .and_then(|f| harness4::build_context4(&f, &c.branch).map(|ctx| (f, ctx)));
+    let built =
+        harness4::load_format4(bytes, &arena).and_then(|f| harness4::build_context4(&f, &c.branch).map(|ctx| (f, ctx)));
     match built {
         Ok((f, ctx)) => {
             let messages = chosen_messages(c.format, &ctx.messages, &arena);
             if json {
-                report::write_format4_record(&mut o.stdout, file, &f, &ctx, &c.branch, &messages);
+                render::write_format4_record(&mut o.stdout, file, &f, &ctx, &c.branch, &messages);
             } else {
                 push_transcript(&mut o, file, &messages, &arena);
             }
@@ -107,7 +107,7 @@ fn context_of_file(c: &ContextArgs, file: &str, bytes: &[u8], json: bool) -> Out
     let (choice, leaf, branch) = match &c.leaf {
         None => (LeafChoice::Session, session.leaf_id(), session.branch(None).path),
         Some(id) => {
-            leaf_field = session_core::Field::Str(JsStr::owned(id.clone()));
+            leaf_field = session_core::PropertyValue::Str(JsStr::owned(id.clone()));
             (LeafChoice::Id(JsStr::owned(id.clone())), Some(&leaf_field), session.branch(Some(&leaf_field)).path)
         }
     };
@@ -117,12 +117,17 @@ fn context_of_file(c: &ContextArgs, file: &str, bytes: &[u8], json: bool) -> Out
         o.note(file, d.line, d.offset, &d.message);
     }
     if let Some((line, offset)) = session.name_that_throws() {
-        o.note(file, line, offset, "session name that is not a string (Pi 1.6's getSessionName() throws here): no name");
+        o.note(
+            file,
+            line,
+            offset,
+            "session name that is not a string (Pi 1.6's getSessionName() throws here): no name",
+        );
     }
     let messages = chosen_messages(c.format, &ctx.messages, &arena);
     if json {
         o.stdout.reserve(bytes.len().min(256 << 20));
-        report::write_context_record(&mut o.stdout, file, &session, leaf, &branch, &ctx, &messages);
+        render::write_context_record(&mut o.stdout, file, &session, leaf, &branch, &ctx, &messages);
     } else {
         push_transcript(&mut o, file, &messages, &arena);
     }

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use session_core::Field;
+use session_core::PropertyValue;
 use session_core::json::JsStr;
 use session_scan::export::{ExportOptions, write_markdown};
 use session_scan::list;
@@ -66,12 +66,12 @@ pub fn run(a: &ExportArgs) -> anyhow::Result<bool> {
     let bytes: &[u8] = map.as_deref().unwrap_or(&buf);
     let session = session_scan::load_session(bytes).map_err(|e| {
         let (line, offset) = e.place();
-        anyhow::anyhow!("{}", session_scan::report::error_text(&file, line, offset, &e.reason()))
+        anyhow::anyhow!("{}", session_scan::render::error_text(&file, line, offset, &e.reason()))
     })?;
     for d in &session.diagnostics {
         eprintln!("{file}:{}: byte {}: {}", d.line, d.offset, d.message);
     }
-    let leaf = a.leaf.as_ref().map(|id| Field::Str(JsStr::owned(id.clone())));
+    let leaf = a.leaf.as_ref().map(|id| PropertyValue::Str(JsStr::owned(id.clone())));
     let branch = session.branch(leaf.as_ref());
     if let Some(id) = &a.leaf
         && branch.path.is_empty()

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use session_scan::report;
+use session_scan::render;
 
 use super::per_file::{FileArgs, Outcome, load, run_files};
 
@@ -26,7 +26,7 @@ pub struct FilesArgs {
 /// Runs it: `Ok(true)` when a file could not be read.
 pub fn run(a: &FilesArgs) -> anyhow::Result<bool> {
     // Without a path, Pi's store (its session-dir override first), as `usage` reads it.
-    let files = if a.files.is_empty() { vec![session_scan::list::store_here(a.atomic)] } else { a.files.clone() };
+    let files = if a.files.is_empty() { vec![session_scan::store::store_here(a.atomic)] } else { a.files.clone() };
     let files = FileArgs { files, json: a.json };
     Ok(run_files(&files, |file, bytes, json| files_of_session(a, file, bytes, json))?.failed)
 }
@@ -38,6 +38,6 @@ fn files_of_session(a: &FilesArgs, file: &str, bytes: &[u8], json: bool) -> Outc
     for d in &diagnostics {
         o.note(file, d.line, d.offset, &d.message);
     }
-    report::write_file_lists(&mut o.stdout, file, &session, &lists, a.path.as_deref(), json);
+    render::write_file_lists(&mut o.stdout, file, &session, &lists, a.path.as_deref(), json);
     o
 }

@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use session_core::pieces::Kind;
+use session_core::entry_texts::Kind;
 use session_scan::grep::Grep;
-use session_scan::report;
+use session_scan::render;
 
 use super::filters::SessionFilter;
 use super::per_file::{FileArgs, Outcome, load, run_files};
@@ -61,8 +61,8 @@ pub fn run(a: &GrepArgs) -> anyhow::Result<bool> {
     let grep = Grep::new(&a.pattern, a.regex, a.ignore_case, &kinds)
         .map_err(|e| anyhow::anyhow!("not a regular expression: {e}"))?
         .on_days(days);
-    let color = report::stdout_color();
-    let files = if a.files.is_empty() { vec![session_scan::list::store_here(a.atomic)] } else { a.files.clone() };
+    let color = render::stdout_color();
+    let files = if a.files.is_empty() { vec![session_scan::store::store_here(a.atomic)] } else { a.files.clone() };
     let files = FileArgs { files, json: a.json };
     let totals = run_files(&files, |file, bytes, json| grep_session(a, &grep, color, file, bytes, json))?;
     Ok(totals.failed || !totals.found)
@@ -79,6 +79,6 @@ fn grep_session(a: &GrepArgs, grep: &Grep, color: bool, file: &str, bytes: &[u8]
     let max = if a.files_with_matches { None } else { a.max_count };
     let hits = grep.session_hits(&session, max);
     o.found = !hits.is_empty();
-    report::write_grep_hits(&mut o.stdout, file, &session, &hits, a.files_with_matches, json, color);
+    render::write_grep_hits(&mut o.stdout, file, &session, &hits, a.files_with_matches, json, color);
     o
 }

@@ -1,11 +1,12 @@
 //! `session-scan list`: Pi's session picker listing, as JSON, NDJSON or a table.
 
+use session_scan::store;
 use std::io::Write;
 use std::path::PathBuf;
 
 use session_core::json::write_string;
 use session_scan::list::{self, Listed, Scope};
-use session_scan::report;
+use session_scan::render;
 
 use super::search::{Search, SortMode};
 
@@ -118,13 +119,13 @@ pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<
     let fields: Vec<String> = match &a.fields {
         Some(f) => {
             for name in f {
-                if !report::INFO_FIELDS.contains(&name.as_str()) {
-                    anyhow::bail!("unknown field {name:?}; fields are {}", report::INFO_FIELDS.join(","));
+                if !render::INFO_FIELDS.contains(&name.as_str()) {
+                    anyhow::bail!("unknown field {name:?}; fields are {}", render::INFO_FIELDS.join(","));
                 }
             }
             f.clone()
         }
-        None => report::INFO_FIELDS.iter().map(|s| s.to_string()).collect(),
+        None => render::INFO_FIELDS.iter().map(|s| s.to_string()).collect(),
     };
     // Texts are read only when asked for, and then kept as the JSON text they are written as.
     // The table shows no texts: it reads the files as a picker does.
@@ -164,7 +165,7 @@ pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<
         ),
     };
     let given_root = a.root.clone().or(a.root_dir.clone());
-    let resolved_cwd = a.cwd.as_deref().map(list::resolve_path);
+    let resolved_cwd = a.cwd.as_deref().map(store::resolve_path);
     // Without a root or folder given, Pi's own session-dir override (environment, then settings)
     // names the flat folder its picker lists, if there is one.
     let dir = match (&a.dir, &given_root) {
@@ -172,10 +173,10 @@ pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<
         (None, Some(_)) => None,
         (None, None) => {
             let project = resolved_cwd.as_ref().map(PathBuf::from).or_else(|| std::env::current_dir().ok());
-            project.and_then(|p| list::session_dir_override(a.atomic, &p))
+            project.and_then(|p| store::session_dir_override(a.atomic, &p))
         }
     };
-    let default_root = list::default_root(a.atomic);
+    let default_root = store::default_root(a.atomic);
     let root = given_root.unwrap_or_else(|| default_root.clone());
     // Pi lists nothing, silently, from a folder that is not there; we say why the list is empty.
     // (A cwd without sessions has no folder of its own under the root: not worth a word.)
@@ -187,12 +188,12 @@ pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<
     let scope = match (dir, &resolved_cwd) {
         // 1.6 filters a folder by the sessions' cwd unless it is that cwd's default folder.
         (Some(dir), Some(cwd)) => {
-            let is_default = dir == default_root.join(list::encode_cwd(cwd));
+            let is_default = dir == default_root.join(store::encode_cwd(cwd));
             Scope::Dir { dir, filter: (!is_default).then(|| cwd.clone()) }
         }
         (Some(dir), None) => Scope::Dir { dir, filter: None },
         (None, Some(cwd)) => {
-            let dir = root.join(list::encode_cwd(cwd));
+            let dir = root.join(store::encode_cwd(cwd));
             let is_default = root == default_root;
             Scope::Dir { dir, filter: (!is_default).then(|| cwd.clone()) }
         }
@@ -398,7 +399,7 @@ fn report_omitted(l: &Listed, json: bool) -> bool {
             if json {
                 eprintln!(
                     "{}",
-                    session_scan::report::error_json(&l.path.to_string_lossy(), e.line, e.offset, &e.reason)
+                    session_scan::render::error_json(&l.path.to_string_lossy(), e.line, e.offset, &e.reason)
                 );
             } else {
                 eprintln!("{}: left out of the list, as Pi does: {e}", l.path.display());
@@ -433,7 +434,7 @@ fn row_json(l: &Listed, fields: &[String], with_hits: bool, depth: Option<usize>
         }
         write_string(f.as_bytes(), &mut buf);
         buf.push(b':');
-        if !report::write_info_field(&path, info, f, &mut buf) {
+        if !render::write_info_field(&path, info, f, &mut buf) {
             buf.truncate(key_at);
         }
     }
@@ -517,7 +518,7 @@ fn fit(s: &str, w: usize) -> String {
 /// A table that fits the terminal: modified, messages, name or first message, cwd.
 fn table(listed: &[Listed], depths: &[usize]) -> String {
     let width = table_width();
-    let color = session_scan::report::stdout_color();
+    let color = session_scan::render::stdout_color();
     let (dim, bold, reset) = if color { ("\x1b[2m", "\x1b[1m", "\x1b[0m") } else { ("", "", "") };
     let cwd_width = (width / 4).clamp(10, 40);
     let title_width = width.saturating_sub(16 + 1 + 6 + 2 + cwd_width + 2);

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use session_scan::report;
+use session_scan::render;
 use session_scan::{ReadStrategy, expand_paths, read_file_into};
 
 /// The files a per-file command reads, and whether it prints JSON.
@@ -32,10 +32,10 @@ impl Outcome {
     /// Records that `file` could not be used: on stderr with its line and offset, and in place of
     /// the record when `json`.
     pub fn fail(&mut self, file: &str, json: bool, line: Option<u64>, offset: Option<u64>, msg: String) {
-        self.stderr.push(report::error_text(file, line, offset, &msg));
+        self.stderr.push(render::error_text(file, line, offset, &msg));
         self.failed = true;
         if json {
-            self.stdout.extend(report::error_json(file, line, offset, &msg).into_bytes());
+            self.stdout.extend(render::error_json(file, line, offset, &msg).into_bytes());
             self.stdout.push(b'\n');
         }
     }
@@ -70,7 +70,7 @@ where
     let mut totals = Totals { failed: false, found: false };
     let window = rayon::current_num_threads().max(1) * 8;
     let mut write_error = None;
-    session_scan::ordered::map_ordered(
+    session_scan::in_order::map_ordered(
         &paths,
         window,
         |buf: &mut Vec<u8>, p| run_file_safely(p, args.json, buf, &each),

@@ -47,4 +47,3 @@ pub fn run(a: &SearchArgs) -> anyhow::Result<bool> {
     let query = session_core::search::Query::parse(&a.query).map_err(|e| anyhow::anyhow!("search: {e}"))?;
     run_with(&a.list, Some(&Search { query, sort: a.sort, named: a.named, hits: a.hits }))
 }
-

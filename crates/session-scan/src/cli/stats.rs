@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use session_core::json::{Value, write_json};
-use session_scan::report;
+use session_scan::render;
 
 use super::per_file::{FileArgs, Outcome, load, run_files};
 
@@ -35,14 +35,14 @@ fn stats_of_file(file: &str, bytes: &[u8], json: bool) -> Outcome {
     let branch = session.branch(None);
     let branch_totals = session_core::stats::branch_totals(&session, &branch.path);
     if json {
-        let mut record = report::stats_record(file, &session, &totals);
+        let mut record = render::stats_record(file, &session, &totals);
         if let Value::Object(r) = &mut record {
-            r.insert("activeBranch", report::branch_record(&branch_totals, session.leaf_id(), branch.path.len()));
+            r.insert("activeBranch", render::branch_record(&branch_totals, session.leaf_id(), branch.path.len()));
         }
         write_json(&record, &mut o.stdout);
         o.stdout.push(b'\n');
     } else {
-        o.stdout.extend(report::stats_text(file, &session, &totals, Some(&branch_totals)).into_bytes());
+        o.stdout.extend(render::stats_text(file, &session, &totals, Some(&branch_totals)).into_bytes());
     }
     o
 }

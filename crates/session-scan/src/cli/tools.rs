@@ -104,7 +104,7 @@ fn table(report: &ToolsReport) -> String {
 
 /// Runs it: `Ok(true)` when a file could not be read.
 pub fn run(a: &ToolsArgs) -> anyhow::Result<bool> {
-    let roots = if a.files.is_empty() { vec![session_scan::list::store_here(a.atomic)] } else { a.files.clone() };
+    let roots = if a.files.is_empty() { vec![session_scan::store::store_here(a.atomic)] } else { a.files.clone() };
     let days = a.filter.days()?;
     let report = session_scan::tools::build(&session_scan::expand_paths(&roots), a.filter.project.as_deref(), &days);
     for (_, why) in &report.errors {

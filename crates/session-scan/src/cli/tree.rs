@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use session_core::json::write_json;
-use session_scan::report;
+use session_scan::render;
 
 use super::per_file::{FileArgs, Outcome, load, run_files};
 
@@ -29,12 +29,12 @@ fn tree_of_file(file: &str, bytes: &[u8], json: bool) -> Outcome {
     let Some(session) = load(&mut o, file, bytes, json) else { return o };
     let tree = session.tree();
     let notes = if json {
-        let (rec, notes) = report::tree_record(file, &session, &tree);
+        let (rec, notes) = render::tree_record(file, &session, &tree);
         write_json(&rec, &mut o.stdout);
         o.stdout.push(b'\n');
         notes
     } else {
-        let (text, notes) = report::tree_text(file, &session, &tree);
+        let (text, notes) = render::tree_text(file, &session, &tree);
         o.stdout.extend(text.into_bytes());
         notes
     };
@@ -45,7 +45,7 @@ fn tree_of_file(file: &str, bytes: &[u8], json: bool) -> Outcome {
         ));
     }
     if notes.truncated {
-        o.stderr.push(format!("{file}: tree listing stopped at {} nodes", report::MAX_TREE_NODES));
+        o.stderr.push(format!("{file}: tree listing stopped at {} nodes", render::MAX_TREE_NODES));
     }
     o
 }

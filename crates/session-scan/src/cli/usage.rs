@@ -88,7 +88,7 @@ pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
         eprintln!("session-scan: --since {since} is after --until {until}: no usage can fall between them");
     }
     // Without a root, the session-dir override (environment, then settings) if there is one.
-    let root = a.root.clone().unwrap_or_else(|| session_scan::list::store_here(a.atomic));
+    let root = a.root.clone().unwrap_or_else(|| session_scan::store::store_here(a.atomic));
     let files = session_scan::expand_paths(&[root]);
     let done = AtomicUsize::new(0);
     let finished = std::sync::atomic::AtomicBool::new(false);
@@ -103,7 +103,7 @@ pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
         r
     });
     for (p, e) in &report.errors {
-        let report_error = if a.json { session_scan::report::error_json } else { session_scan::report::error_text };
+        let report_error = if a.json { session_scan::render::error_json } else { session_scan::render::error_text };
         eprintln!("{}", report_error(&p.to_string_lossy(), e.line, e.offset, &e.message));
     }
     let mut keys: Vec<&RowKey> = report.rows.keys().collect();
@@ -310,7 +310,7 @@ fn human(n: f64) -> String {
 }
 
 fn table(r: &Report, keys: &[&RowKey], group: Group) -> String {
-    let color = session_scan::report::stdout_color();
+    let color = session_scan::render::stdout_color();
     let (bold, dim, reset) = if color { ("\x1b[1m", "\x1b[2m", "\x1b[0m") } else { ("", "", "") };
     let label = |k: &RowKey| match (&k.1, k.2) {
         (None, None) => k.0.clone(),

@@ -6,10 +6,13 @@
 //! parsed only when they contribute. A stored message that goes out unchanged is emitted as its
 //! raw JSON text, which `JSON.parse` reads to the very value Pi would print.
 
+pub mod atomic_transcript;
+pub mod harness4;
+
 use bumpalo::Bump;
 
-use crate::field::Field;
 use crate::json::{self, JsStr, Object, Value, scan::SpanKind};
+use crate::property::PropertyValue;
 use crate::session::{Detail, Diagnostic, Entry, Session};
 
 /// Which program's rules to follow.
@@ -129,18 +132,18 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
     }
 
     /// One top-level field of a record, read with the scan instead of a full parse.
-    fn field(&self, i: usize, key: &str) -> Field<'a> {
+    fn field(&self, i: usize, key: &str) -> PropertyValue<'a> {
         let line = self.entry(i).line;
         json::with_line_scan(line, json::ScanOptions::default(), |sc| {
-            sc.map(|sc| Field::from_span(line, sc.field(line, key))).unwrap_or_default()
+            sc.map(|sc| PropertyValue::from_span(line, sc.field(line, key))).unwrap_or_default()
         })
     }
 
     /// One field of a record's `message` object, read with the scan.
-    fn message_field(&self, i: usize, key: &str) -> Field<'a> {
+    fn message_field(&self, i: usize, key: &str) -> PropertyValue<'a> {
         let line = self.entry(i).line;
         json::with_line_scan(line, json::ScanOptions::default(), |sc| {
-            sc.map(|sc| Field::from_span(line, sc.message_field(line, key))).unwrap_or_default()
+            sc.map(|sc| PropertyValue::from_span(line, sc.message_field(line, key))).unwrap_or_default()
         })
     }
 
@@ -157,9 +160,9 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
             && let Some(l) = last.filter(|&l| self.entry(l).is_type("leaf"))
         {
             // The harness's leaf follows the last line; a `leaf` record names it (or `null`).
-            let target = Field::from_value(self.value(l).get("targetId"));
+            let target = PropertyValue::from_value(self.value(l).get("targetId"));
             return match target {
-                Field::Str(_) => self.session.walk_up(self.session.get(&target)).path,
+                PropertyValue::Str(_) => self.session.walk_up(self.session.get(&target)).path,
                 _ => Vec::new(),
             };
         }
@@ -167,10 +170,12 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
             // `leafId === null` (no entries, or the last one's `id` is `null`) is an empty path;
             // another falsy or unknown id falls back to the last entry (`buildSessionPath`).
             LeafChoice::Session => match self.session.leaf_id() {
-                None | Some(Field::Null) => return Vec::new(),
+                None | Some(PropertyValue::Null) => return Vec::new(),
                 Some(id) => self.session.get(id).filter(|_| id.is_truthy()),
             },
-            LeafChoice::Id(id) => self.session.get(&Field::Str(id.clone().into_owned())).filter(|_| !id.is_empty()),
+            LeafChoice::Id(id) => {
+                self.session.get(&PropertyValue::Str(id.clone().into_owned())).filter(|_| !id.is_empty())
+            }
         };
         let start = start.or(last);
         let branch = self.session.walk_up(start);
@@ -217,7 +222,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
     /// Pi 1.6: `buildContextEntries` then the projection with context edits.
     fn pi(&mut self, path: &[usize]) {
         let selected = self.context_entries(path);
-        let mut edits: Vec<(Field<'a>, usize)> = Vec::new();
+        let mut edits: Vec<(PropertyValue<'a>, usize)> = Vec::new();
         for &i in &selected {
             let e = self.entry(i);
             if e.is_type("context_edit") {
@@ -262,7 +267,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
         out
     }
 
-    fn first_kept(&self, i: usize) -> Field<'a> {
+    fn first_kept(&self, i: usize) -> PropertyValue<'a> {
         match &self.entry(i).migrated_first_kept {
             Some(f) => (**f).clone(),
             None => self.field(i, "firstKeptEntryId"),
@@ -414,7 +419,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
         };
         let first_kept = self.first_kept(path[b]);
         let kept_start = match first_kept {
-            Field::Str(_) => path[..b].iter().position(|&i| self.entry(i).id == first_kept),
+            PropertyValue::Str(_) => path[..b].iter().position(|&i| self.entry(i).id == first_kept),
             _ => None,
         };
         let mut tail: Vec<Value<'b>> = Vec::new();
@@ -428,7 +433,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
         }
         let v = self.value(path[b]);
         let summary = v.get("summary").and_then(Value::as_str).map(|s| s.as_bytes().to_vec()).unwrap_or_default();
-        let blocks = crate::transcript::boundary_content(&summary, &tail);
+        let blocks = crate::context::atomic_transcript::boundary_content(&summary, &tail);
         let mut o = Object::new();
         o.insert("role", Value::str("custom"));
         o.insert("customType", Value::str("compaction"));
@@ -463,7 +468,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
     /// content normalisation, no stop-reason filter; settings come from the walked path.
     fn harness(&mut self, path: &[usize]) {
         let mut start = 0;
-        let mut stop_at: Option<Field<'a>> = None;
+        let mut stop_at: Option<PropertyValue<'a>> = None;
         for (k, &i) in path.iter().enumerate().rev() {
             let e = self.entry(i);
             if stop_at.as_ref().is_some_and(|s| e.id == *s) {
@@ -478,7 +483,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
                 }
                 stop_at = match v.get("firstKeptEntryId") {
                     None | Some(Value::Null) => None,
-                    Some(f) => Some(Field::from_value(Some(f))),
+                    Some(f) => Some(PropertyValue::from_value(Some(f))),
                 };
             }
         }
@@ -503,7 +508,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
         if !v.get("retainedTail").is_some_and(Value::is_truthy)
             && let Some(fk) = v.get("firstKeptEntryId").filter(|f| f.is_truthy())
         {
-            let fk = Field::from_value(Some(fk));
+            let fk = PropertyValue::from_value(Some(fk));
             if let Some(k) = walked[..c].iter().position(|&i| self.entry(i).id == fk) {
                 for &i in &walked[k..c] {
                     self.harness_entry(i);

@@ -11,7 +11,7 @@ use crate::json::{self, JsStr, Span, Value, scan::SpanKind};
 /// (`SameValueZero`) for what ids can be: strings by their text, numbers by their value (`0`,
 /// `-0` and `0.0` are one key, as are `1` and `1e0`); other raw values by their text.
 #[derive(Debug, Clone, Default)]
-pub enum Field<'a> {
+pub enum PropertyValue<'a> {
     /// The key is missing (`undefined`).
     #[default]
     Absent,
@@ -23,12 +23,12 @@ pub enum Field<'a> {
     Raw(Cow<'a, [u8]>),
 }
 
-impl PartialEq for Field<'_> {
+impl PartialEq for PropertyValue<'_> {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
-            (Field::Absent, Field::Absent) | (Field::Null, Field::Null) => true,
-            (Field::Str(a), Field::Str(b)) => a == b,
-            (Field::Raw(a), Field::Raw(b)) => match (self.raw_number(), other.raw_number()) {
+            (PropertyValue::Absent, PropertyValue::Absent) | (PropertyValue::Null, PropertyValue::Null) => true,
+            (PropertyValue::Str(a), PropertyValue::Str(b)) => a == b,
+            (PropertyValue::Raw(a), PropertyValue::Raw(b)) => match (self.raw_number(), other.raw_number()) {
                 (Some(x), Some(y)) => x == y,
                 (None, None) => a == b,
                 _ => false,
@@ -38,18 +38,18 @@ impl PartialEq for Field<'_> {
     }
 }
 
-impl Eq for Field<'_> {}
+impl Eq for PropertyValue<'_> {}
 
-impl std::hash::Hash for Field<'_> {
+impl std::hash::Hash for PropertyValue<'_> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         match self {
-            Field::Absent => state.write_u8(0),
-            Field::Null => state.write_u8(1),
-            Field::Str(s) => {
+            PropertyValue::Absent => state.write_u8(0),
+            PropertyValue::Null => state.write_u8(1),
+            PropertyValue::Str(s) => {
                 state.write_u8(2);
                 s.hash(state);
             }
-            Field::Raw(raw) => match self.raw_number() {
+            PropertyValue::Raw(raw) => match self.raw_number() {
                 // `-0` and `0` hash alike (`+ 0.0` turns the one into the other).
                 Some(n) => {
                     state.write_u8(3);
@@ -64,51 +64,51 @@ impl std::hash::Hash for Field<'_> {
     }
 }
 
-impl<'a> Field<'a> {
+impl<'a> PropertyValue<'a> {
     /// The value of a raw number (its text starts with `-` or a digit).
     fn raw_number(&self) -> Option<f64> {
         match self {
-            Field::Raw(raw) if matches!(raw.first(), Some(b'-' | b'0'..=b'9')) => Some(self.to_number()),
+            PropertyValue::Raw(raw) if matches!(raw.first(), Some(b'-' | b'0'..=b'9')) => Some(self.to_number()),
             _ => None,
         }
     }
 
     /// Reads the value at `span` of `line`.
     pub fn from_span(line: &'a [u8], span: Option<Span>) -> Self {
-        let Some(span) = span else { return Field::Absent };
+        let Some(span) = span else { return PropertyValue::Absent };
         let raw = &line[span.start as usize..span.end as usize];
         match span.kind {
-            SpanKind::Null => Field::Null,
-            SpanKind::Str { escaped } => Field::Str(decode_string(raw, escaped)),
-            _ => Field::Raw(Cow::Borrowed(raw)),
+            SpanKind::Null => PropertyValue::Null,
+            SpanKind::Str { escaped } => PropertyValue::Str(decode_string(raw, escaped)),
+            _ => PropertyValue::Raw(Cow::Borrowed(raw)),
         }
     }
 
-    /// [`Field::time_value`] of the field at `span`, without decoding a plain string first (a
+    /// [`PropertyValue::time_value`] of the field at `span`, without decoding a plain string first (a
     /// time is ASCII, and bytes that are not decode to text that is not a time either).
     pub fn time_of_span(line: &[u8], span: Option<Span>) -> f64 {
         match span {
             Some(Span { start, end, kind: SpanKind::Str { escaped: false } }) => {
                 crate::jsdate::parse_js_date(&line[start as usize..end as usize]).unwrap_or(f64::NAN)
             }
-            _ => Field::from_span(line, span).time_value(),
+            _ => PropertyValue::from_span(line, span).time_value(),
         }
     }
 
     /// Converts a parsed value (used where a line needed a full parse).
-    pub fn from_value(v: Option<&Value<'_>>) -> Field<'static> {
+    pub fn from_value(v: Option<&Value<'_>>) -> PropertyValue<'static> {
         match v {
-            None => Field::Absent,
-            Some(Value::Null) => Field::Null,
-            Some(Value::String(s)) => Field::Str(s.clone().into_owned()),
-            Some(other) => Field::Raw(Cow::Owned(json::to_json(other).into_bytes())),
+            None => PropertyValue::Absent,
+            Some(Value::Null) => PropertyValue::Null,
+            Some(Value::String(s)) => PropertyValue::Str(s.clone().into_owned()),
+            Some(other) => PropertyValue::Raw(Cow::Owned(json::to_json(other).into_bytes())),
         }
     }
 
     /// The string, if this is one.
     pub fn as_str(&self) -> Option<&JsStr<'a>> {
         match self {
-            Field::Str(s) => Some(s),
+            PropertyValue::Str(s) => Some(s),
             _ => None,
         }
     }
@@ -117,7 +117,7 @@ impl<'a> Field<'a> {
     /// (borrowed), `undefined`, `null`, numbers as JavaScript prints them, arrays joined, objects
     /// as `[object Object]`.
     pub fn to_js_string(&self) -> Cow<'_, [u8]> {
-        if let Field::Str(s) = self {
+        if let PropertyValue::Str(s) = self {
             return Cow::Borrowed(s.as_bytes());
         }
         let mut out = Vec::new();
@@ -131,15 +131,15 @@ impl<'a> Field<'a> {
 
     /// Whether the value equals the string `s`.
     pub fn is(&self, s: &str) -> bool {
-        matches!(self, Field::Str(v) if v.as_bytes() == s.as_bytes())
+        matches!(self, PropertyValue::Str(v) if v.as_bytes() == s.as_bytes())
     }
 
     /// JavaScript truthiness.
     pub fn is_truthy(&self) -> bool {
         match self {
-            Field::Absent | Field::Null => false,
-            Field::Str(s) => !s.is_empty(),
-            Field::Raw(raw) => match raw.first() {
+            PropertyValue::Absent | PropertyValue::Null => false,
+            PropertyValue::Str(s) => !s.is_empty(),
+            PropertyValue::Raw(raw) => match raw.first() {
                 Some(b'{' | b'[') => true,
                 Some(b't') => true,
                 Some(b'f') => false,
@@ -152,10 +152,10 @@ impl<'a> Field<'a> {
     /// objects and arrays `NaN`).
     pub fn to_number(&self) -> f64 {
         match self {
-            Field::Absent => f64::NAN,
-            Field::Null => 0.0,
-            Field::Str(s) => json::string_to_number(s.as_bytes()),
-            Field::Raw(raw) => match raw.first() {
+            PropertyValue::Absent => f64::NAN,
+            PropertyValue::Null => 0.0,
+            PropertyValue::Str(s) => json::string_to_number(s.as_bytes()),
+            PropertyValue::Raw(raw) => match raw.first() {
                 Some(b't') => 1.0,
                 Some(b'f') => 0.0,
                 Some(b'-' | b'0'..=b'9') => short_decimal(raw)
@@ -168,10 +168,10 @@ impl<'a> Field<'a> {
     /// The full value; `None` for `undefined`.
     pub fn to_value(&self) -> Option<Value<'a>> {
         match self {
-            Field::Absent => None,
-            Field::Null => Some(Value::Null),
-            Field::Str(s) => Some(Value::String(s.clone())),
-            Field::Raw(raw) => {
+            PropertyValue::Absent => None,
+            PropertyValue::Null => Some(Value::Null),
+            PropertyValue::Str(s) => Some(Value::String(s.clone())),
+            PropertyValue::Raw(raw) => {
                 let arena = Bump::new();
                 json::parse_value(raw.as_ref(), &arena).ok().map(Value::into_owned)
             }
@@ -181,10 +181,10 @@ impl<'a> Field<'a> {
     /// `new Date(value).getTime()`: strings through `Date.parse`, numbers as they are, `null` as 0.
     pub fn time_value(&self) -> f64 {
         match self {
-            Field::Absent => f64::NAN,
-            Field::Null => 0.0,
-            Field::Str(s) => crate::jsdate::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
-            Field::Raw(raw) => match raw.first() {
+            PropertyValue::Absent => f64::NAN,
+            PropertyValue::Null => 0.0,
+            PropertyValue::Str(s) => crate::jsdate::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
+            PropertyValue::Raw(raw) => match raw.first() {
                 Some(b't') => 1.0,
                 Some(b'f') => 0.0,
                 Some(b'-' | b'0'..=b'9') => {
@@ -199,12 +199,12 @@ impl<'a> Field<'a> {
     }
 
     /// Detaches the value from its input.
-    pub fn into_owned(self) -> Field<'static> {
+    pub fn into_owned(self) -> PropertyValue<'static> {
         match self {
-            Field::Absent => Field::Absent,
-            Field::Null => Field::Null,
-            Field::Str(s) => Field::Str(s.into_owned()),
-            Field::Raw(raw) => Field::Raw(Cow::Owned(raw.into_owned())),
+            PropertyValue::Absent => PropertyValue::Absent,
+            PropertyValue::Null => PropertyValue::Null,
+            PropertyValue::Str(s) => PropertyValue::Str(s.into_owned()),
+            PropertyValue::Raw(raw) => PropertyValue::Raw(Cow::Owned(raw.into_owned())),
         }
     }
 }
@@ -495,7 +495,7 @@ mod tests {
                 (0..fraction_len).for_each(|k| text.push(if k < zeros { '0' } else { digit(next()) }));
             }
             let expected: f64 = text.parse().unwrap();
-            let got = Field::Raw(Cow::Borrowed(text.as_bytes())).to_number();
+            let got = PropertyValue::Raw(Cow::Borrowed(text.as_bytes())).to_number();
             assert_eq!(got.to_bits(), expected.to_bits(), "{text}");
             fast += usize::from(short_decimal(text.as_bytes()).is_some());
         }
@@ -506,7 +506,7 @@ mod tests {
             .chain(times)
         {
             let expected = text.parse::<f64>().unwrap_or(f64::NAN);
-            let got = Field::Raw(Cow::Borrowed(text.as_bytes())).to_number();
+            let got = PropertyValue::Raw(Cow::Borrowed(text.as_bytes())).to_number();
             assert!(got.to_bits() == expected.to_bits() || got.is_nan() && expected.is_nan(), "{text}");
         }
     }

@@ -4,7 +4,7 @@
 use session_core::json::{JsStr, Object, Value};
 use session_core::session::{Session, Tree};
 use session_core::stats::Totals;
-use session_core::{Field, info::SessionInfo};
+use session_core::{PropertyValue, info::SessionInfo};
 
 /// Nodes listed beyond this stop the tree walk (duplicate ids can repeat subtrees without end).
 pub const MAX_TREE_NODES: usize = 5_000_000;
@@ -17,7 +17,7 @@ fn obj<'a>(props: Vec<(&'static str, Value<'a>)>) -> Value<'a> {
     Value::Object(o)
 }
 
-fn field<'a>(props: &mut Vec<(&'static str, Value<'a>)>, key: &'static str, f: &Field<'a>) {
+fn field<'a>(props: &mut Vec<(&'static str, Value<'a>)>, key: &'static str, f: &PropertyValue<'a>) {
     if let Some(v) = f.to_value() {
         props.push((key, v));
     }
@@ -159,10 +159,10 @@ fn stats_fields<'a>(s: &session_core::stats::SessionStats, amounts: [Value<'a>; 
 
 /// `"activeBranch"` of `stats --json` (beyond Pi): the totals of the entries from the root to the
 /// leaf, in `stats`'s shape (amounts as numbers), with the leaf's id and the number of entries.
-pub fn branch_record(totals: &Totals, leaf: Option<&Field<'_>>, entries: usize) -> Value<'static> {
+pub fn branch_record(totals: &Totals, leaf: Option<&PropertyValue<'_>>, entries: usize) -> Value<'static> {
     let u = &totals.stats.usage;
     let mut fields = vec![
-        ("leafId", leaf.and_then(Field::to_value).map_or(Value::Null, Value::into_owned)),
+        ("leafId", leaf.and_then(PropertyValue::to_value).map_or(Value::Null, Value::into_owned)),
         ("entries", num(entries as f64)),
     ];
     fields.extend(stats_fields(
@@ -244,17 +244,17 @@ pub fn write_info_field(path: &str, info: &SessionInfo<'_>, key: &str, out: &mut
             out.push(b'"');
         }
     };
-    let field = |f: &Field<'_>, out: &mut Vec<u8>| match f {
-        Field::Absent => false,
-        Field::Null => {
+    let field = |f: &PropertyValue<'_>, out: &mut Vec<u8>| match f {
+        PropertyValue::Absent => false,
+        PropertyValue::Null => {
             out.extend_from_slice(b"null");
             true
         }
-        Field::Str(s) => {
+        PropertyValue::Str(s) => {
             write_string(s.as_bytes(), out);
             true
         }
-        Field::Raw(_) => f.to_value().map(|v| write_json(&v, out)).is_some(),
+        PropertyValue::Raw(_) => f.to_value().map(|v| write_json(&v, out)).is_some(),
     };
     match key {
         "path" => write_string(path.as_bytes(), out),
@@ -346,7 +346,7 @@ pub fn stats_text(file: &str, session: &Session<'_>, totals: &Totals, branch: Op
 pub fn context_record(
     file: &str,
     session: &Session<'_>,
-    leaf: Option<&Field<'_>>,
+    leaf: Option<&PropertyValue<'_>>,
     branch: &[usize],
     context: &session_core::context::Context<'_>,
     messages: &[session_core::context::Message<'_>],
@@ -363,8 +363,8 @@ pub fn context_record(
 pub fn write_format4_record(
     out: &mut Vec<u8>,
     file: &str,
-    f: &session_core::harness4::Format4<'_>,
-    ctx: &session_core::harness4::Context4<'_>,
+    f: &session_core::context::harness4::Format4<'_>,
+    ctx: &session_core::context::harness4::Context4<'_>,
     branch_name: &str,
     messages: &[session_core::context::Message<'_>],
 ) {
@@ -406,7 +406,7 @@ pub fn write_context_record(
     out: &mut Vec<u8>,
     file: &str,
     session: &Session<'_>,
-    leaf: Option<&Field<'_>>,
+    leaf: Option<&PropertyValue<'_>>,
     branch: &[usize],
     context: &session_core::context::Context<'_>,
     messages: &[session_core::context::Message<'_>],
@@ -416,7 +416,7 @@ pub fn write_context_record(
     write_string(file.as_bytes(), out);
     // `getLeafId() ?? null`: a leaf record without an id (an array or a number on the last
     // line) is `null` too.
-    match leaf.and_then(Field::to_value) {
+    match leaf.and_then(PropertyValue::to_value) {
         None => out.extend_from_slice(b",\"leafId\":null"),
         Some(v) => {
             out.extend_from_slice(b",\"leafId\":");

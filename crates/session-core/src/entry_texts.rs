@@ -71,7 +71,7 @@ pub struct Piece<'v> {
 /// The texts of an entry (its full value), in the order they appear: the strings of its content
 /// and of tool calls' arguments, as written (a string content or `text` blocks; thinking blocks'
 /// `thinking`; every string within `arguments`).
-pub fn pieces<'v>(entry: &'v Value<'v>) -> Vec<Piece<'v>> {
+pub fn entry_texts<'v>(entry: &'v Value<'v>) -> Vec<Piece<'v>> {
     let mut out = Vec::new();
     let get = |v: &'v Value<'v>, k: &str| v.get(k);
     let ty = get(entry, "type").and_then(Value::as_str).map(|t| t.as_bytes());
@@ -169,7 +169,7 @@ mod tests {
         let arena = bumpalo::Bump::new();
         let v = crate::json::parse_value(line.as_bytes(), &arena).unwrap();
         let s = |v: &Value<'_>| v.as_str().map(|t| t.to_str_lossy().into_owned());
-        pieces(&v).iter().map(|p| (p.kind, p.tool.and_then(s), s(p.text).unwrap())).collect()
+        entry_texts(&v).iter().map(|p| (p.kind, p.tool.and_then(s), s(p.text).unwrap())).collect()
     }
 
     #[test]
