@@ -1,5 +1,8 @@
 //! Helpers shared by the integration tests.
 
+#[allow(dead_code)] // only the binary's tests run it
+pub mod binary;
+
 /// A small deterministic generator (xorshift64) for drawn inputs.
 #[allow(dead_code)] // not every test crate draws inputs
 pub fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
