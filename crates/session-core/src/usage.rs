@@ -265,6 +265,35 @@ impl UsageBuilder {
         Ok(self.out)
     }
 
+    /// The first parsed record: the session header, or the reason the file is not a session.
+    fn take_header<'b>(
+        &mut self,
+        line: crate::lines::Line<'b>,
+        f: &impl Fn(&str) -> PropertyValue<'b>,
+        ty: &PropertyValue<'b>,
+    ) -> Result<(), LoadError> {
+        let PropertyValue::Str(id) = f("id") else {
+            return Err(LoadError::NotASession {
+                line: Some(line.number),
+                offset: Some(line.offset),
+                reason: "the first parsed record is not a session header with a string id".into(),
+            });
+        };
+        if !ty.is("session") {
+            return Err(LoadError::NotASession {
+                line: Some(line.number),
+                offset: Some(line.offset),
+                reason: "the first parsed record is not a session header".into(),
+            });
+        }
+        self.header_seen = true;
+        self.out.session_id = id.to_str_lossy().into_owned();
+        self.out.cwd = f("cwd").as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_default();
+        self.out.parent_session = f("parentSession").as_str().map(|s| s.to_str_lossy().into_owned());
+        self.out.created_ms = f("timestamp").time_value();
+        Ok(())
+    }
+
     fn take(
         &mut self,
         line: crate::lines::Line<'_>,
@@ -283,26 +312,7 @@ impl UsageBuilder {
         let f = |k: &str| PropertyValue::from_span(b, sc.field(b, k));
         let ty = if sc.is_object() { f("type") } else { PropertyValue::Absent };
         if !self.header_seen {
-            let PropertyValue::Str(id) = f("id") else {
-                return Err(LoadError::NotASession {
-                    line: Some(line.number),
-                    offset: Some(line.offset),
-                    reason: "the first parsed record is not a session header with a string id".into(),
-                });
-            };
-            if !ty.is("session") {
-                return Err(LoadError::NotASession {
-                    line: Some(line.number),
-                    offset: Some(line.offset),
-                    reason: "the first parsed record is not a session header".into(),
-                });
-            }
-            self.header_seen = true;
-            out.session_id = id.to_str_lossy().into_owned();
-            out.cwd = f("cwd").as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_default();
-            out.parent_session = f("parentSession").as_str().map(|s| s.to_str_lossy().into_owned());
-            out.created_ms = f("timestamp").time_value();
-            return Ok(());
+            return self.take_header(line, &f, &ty);
         }
         if sc.escaped_keys {
             // Rare: keys written with escapes; the slow path reads them from the full value.
@@ -376,22 +386,7 @@ impl UsageBuilder {
                 match &*role_name {
                     "assistant" => {
                         if let Some(c) = sc.message_field(b, "content").filter(|s| s.kind == SpanKind::Array) {
-                            event.tool_calls = if sc.escaped_blocks || !sc.blocks_recorded {
-                                // A block with escaped keys or type, or a scan that did not
-                                // record blocks: read from the full value.
-                                arena.reset();
-                                let raw = &b[c.start as usize..c.end as usize];
-                                json::parse_value(raw, arena).map(|v| tool_call_names_of(&v)).unwrap_or_default()
-                            } else {
-                                // A name that is not a string keys as `""`.
-                                sc.tool_calls
-                                    .iter()
-                                    .map(|name| {
-                                        let name = PropertyValue::from_span(b, *name);
-                                        name.as_str().map(|n| n.to_str_lossy().into_owned()).unwrap_or_default()
-                                    })
-                                    .collect()
-                            };
+                            event.tool_calls = tool_call_names(b, sc, c, arena);
                         }
                         let model = match fields.response_model {
                             None | Some(Span { kind: SpanKind::Null, .. }) => fields.model,
@@ -412,14 +407,8 @@ impl UsageBuilder {
                             s.kind == SpanKind::Bool && &b[s.start as usize..s.end as usize] == b"true"
                         });
                         if event.tool_error {
-                            // Looked up only for errors, off the common path; the last key wins.
-                            let name = sc
-                                .message_fields
-                                .iter()
-                                .rev()
-                                .find(|f| &b[f.key.0 as usize..f.key.1 as usize] == b"toolName");
-                            let name = PropertyValue::from_span(b, name.map(|f| f.value));
-                            let name = name.as_str().map(|n| n.to_str_lossy().into_owned()).unwrap_or_default();
+                            // Looked up only for errors, off the common path.
+                            let name = failed_tool_name(b, sc);
                             out.failed_tools.push((out.messages.len(), name));
                         }
                         if let Some(span) = fields.usage.filter(|s| truthy(b, *s)) {
@@ -434,6 +423,34 @@ impl UsageBuilder {
         }
         Ok(())
     }
+}
+
+/// The names of an assistant message's tool calls, from the scan's record of its blocks, or
+/// from the full value where the scan could not record them.
+fn tool_call_names(b: &[u8], sc: &json::Scanned, c: Span, arena: &mut bumpalo::Bump) -> SmallVec<[String; 2]> {
+    if sc.escaped_blocks || !sc.blocks_recorded {
+        // A block with escaped keys or type, or a scan that did not
+        // record blocks: read from the full value.
+        arena.reset();
+        let raw = &b[c.start as usize..c.end as usize];
+        json::parse_value(raw, arena).map(|v| tool_call_names_of(&v)).unwrap_or_default()
+    } else {
+        // A name that is not a string keys as `""`.
+        sc.tool_calls
+            .iter()
+            .map(|name| {
+                let name = PropertyValue::from_span(b, *name);
+                name.as_str().map(|n| n.to_str_lossy().into_owned()).unwrap_or_default()
+            })
+            .collect()
+    }
+}
+
+/// The `toolName` of a failed tool result (the last such key wins; `""` when not a string).
+fn failed_tool_name(b: &[u8], sc: &json::Scanned) -> String {
+    let name = sc.message_fields.iter().rev().find(|f| &b[f.key.0 as usize..f.key.1 as usize] == b"toolName");
+    let name = PropertyValue::from_span(b, name.map(|f| f.value));
+    name.as_str().map(|n| n.to_str_lossy().into_owned()).unwrap_or_default()
 }
 
 /// The fields of a message that usage reads beyond the scan's slots, found in one pass over its

@@ -116,17 +116,7 @@ pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
 
 pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
     let started = std::time::Instant::now();
-    let fields: Vec<String> = match &a.fields {
-        Some(f) => {
-            for name in f {
-                if !render::INFO_FIELDS.contains(&name.as_str()) {
-                    anyhow::bail!("unknown field {name:?}; fields are {}", render::INFO_FIELDS.join(","));
-                }
-            }
-            f.clone()
-        }
-        None => render::INFO_FIELDS.iter().map(|s| s.to_string()).collect(),
-    };
+    let fields = chosen_fields(a)?;
     // Texts are read only when asked for, and then kept as the JSON text they are written as.
     // The table shows no texts: it reads the files as a picker does.
     let as_json = a.json || a.ndjson;
@@ -140,23 +130,7 @@ pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<
         (None, true) => list::Texts::Json,
         (None, false) => list::Texts::Skip,
     };
-    let cache_path = match (&a.cache_file, a.cache) {
-        (Some(file), _) => Some(file.clone()),
-        (None, true) => Some(session_scan::cache::ListCache::default_path().ok_or_else(|| {
-            anyhow::anyhow!("--cache: neither XDG_CACHE_HOME nor HOME is set; name a file with --cache-file")
-        })?),
-        (None, false) => None,
-    };
-    if cache_path.is_some() && search.is_some() {
-        anyhow::bail!("search reads every session's texts, which --cache does not keep");
-    }
-    if cache_path.is_some() && texts != list::Texts::Skip {
-        anyhow::bail!("--cache keeps the picker's fields only: give --fields without allMessagesText");
-    }
-    let cache = cache_path.map(|p| session_scan::cache::ListCache::open(&p));
-    for note in cache.iter().flat_map(|c| c.notes()) {
-        eprintln!("session-scan: {note}");
-    }
+    let cache = open_cache(a, search.is_some(), texts)?;
     let since = match &a.since {
         None => None,
         Some(s) => Some(
@@ -164,41 +138,7 @@ pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<
                 .ok_or_else(|| anyhow::anyhow!("--since: not a date: {s:?} (use YYYY-MM-DD)"))?,
         ),
     };
-    let given_root = a.root.clone().or(a.root_dir.clone());
-    let resolved_cwd = a.cwd.as_deref().map(store::resolve_path);
-    // Without a root or folder given, Pi's own session-dir override (environment, then settings)
-    // names the flat folder its picker lists, if there is one.
-    let dir = match (&a.dir, &given_root) {
-        (Some(dir), _) => Some(dir.clone()),
-        (None, Some(_)) => None,
-        (None, None) => {
-            let project = resolved_cwd.as_ref().map(PathBuf::from).or_else(|| std::env::current_dir().ok());
-            project.and_then(|p| store::session_dir_override(a.atomic, &p))
-        }
-    };
-    let default_root = store::default_root(a.atomic);
-    let root = given_root.unwrap_or_else(|| default_root.clone());
-    // Pi lists nothing, silently, from a folder that is not there; we say why the list is empty.
-    // (A cwd without sessions has no folder of its own under the root: not worth a word.)
-    let folder = dir.as_ref().unwrap_or(&root);
-    if !folder.is_dir() {
-        let why = if folder.exists() { "not a folder" } else { "no such folder" };
-        eprintln!("session-scan: {}: {why}; no sessions to list", folder.display());
-    }
-    let scope = match (dir, &resolved_cwd) {
-        // 1.6 filters a folder by the sessions' cwd unless it is that cwd's default folder.
-        (Some(dir), Some(cwd)) => {
-            let is_default = dir == default_root.join(store::encode_cwd(cwd));
-            Scope::Dir { dir, filter: (!is_default).then(|| cwd.clone()) }
-        }
-        (Some(dir), None) => Scope::Dir { dir, filter: None },
-        (None, Some(cwd)) => {
-            let dir = root.join(store::encode_cwd(cwd));
-            let is_default = root == default_root;
-            Scope::Dir { dir, filter: (!is_default).then(|| cwd.clone()) }
-        }
-        (None, None) => Scope::All { root },
-    };
+    let scope = scope_of(a);
     let filter = match &scope {
         Scope::Dir { filter, .. } => filter.clone(),
         Scope::All { .. } => None,
@@ -210,31 +150,7 @@ pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<
         None => reading,
     };
     // Each session is scored on the thread that read it, and its texts let go unless printed.
-    let score = |l: &mut Listed| {
-        let (Some(search), Ok(info)) = (search, &mut l.info) else { return };
-        if search.named && !session_core::search::has_session_name(info.name.as_ref()) {
-            return;
-        }
-        if let Some(query) = &search.query {
-            let id = info.id.to_js_string();
-            let score = query.score(&session_core::search::Searched {
-                name: info.name.as_ref().map(|n| n.as_bytes()),
-                id: &id,
-                cwd: info.cwd.as_bytes(),
-                text: &info.all_messages_text,
-            });
-            l.found = score.map(|score| list::Found {
-                score,
-                hits: query.hits(&info.all_messages_text, &info.text_pieces, search.hits),
-            });
-            info.text_pieces = Vec::new();
-            if !print_texts {
-                info.all_messages_text = Vec::new();
-            }
-        } else {
-            l.found = Some(list::Found { score: 0.0, hits: Vec::new() });
-        }
-    };
+    let score = |l: &mut Listed| score_found(search, print_texts, l);
     let how = if search.is_some() { how.with_then(&score) } else { how };
     // A search orders by score, and threads by parents: no file can be passed over by its mtime
     // for --limit.
@@ -340,32 +256,7 @@ pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<
         listed.truncate(lim);
     }
     tally.shown = listed.len();
-    let written = if a.ndjson {
-        listed
-            .iter()
-            .enumerate()
-            .try_for_each(|(k, l)| out.write_all(&ndjson_line(l, &fields, with_hits, depths.get(k).copied())))
-    } else if a.json {
-        // Rows are serialised in parallel, a batch at a time: the array is never held whole.
-        (|| {
-            use rayon::prelude::*;
-            out.write_all(b"[")?;
-            for (b, batch) in listed.chunks(64).enumerate() {
-                let rows: Vec<Vec<u8>> = batch
-                    .par_iter()
-                    .enumerate()
-                    .map(|(k, l)| row_json(l, &fields, with_hits, depths.get(b * 64 + k).copied()))
-                    .collect();
-                for (k, row) in rows.iter().enumerate() {
-                    out.write_all(if b == 0 && k == 0 { b"\n" } else { b",\n" })?;
-                    out.write_all(row)?;
-                }
-            }
-            out.write_all(if listed.is_empty() { b"]\n" } else { b"\n]\n" })
-        })()
-    } else {
-        out.write_all(table(&listed, &depths).as_bytes())
-    };
+    let written = write_rows(&mut out, a, &listed, &depths, &fields, with_hits);
     if let Err(e) = written.and_then(|()| out.flush())
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
@@ -378,6 +269,153 @@ pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<
     // about 6 ms of a 160 ms listing of 10,000 sessions; the system takes the memory back whole.
     std::mem::forget(listed);
     Ok(failed)
+}
+
+/// The fields asked for with `--fields` (checked), else every field of Pi's `SessionInfo`.
+fn chosen_fields(a: &ListArgs) -> anyhow::Result<Vec<String>> {
+    Ok(match &a.fields {
+        Some(f) => {
+            for name in f {
+                if !render::INFO_FIELDS.contains(&name.as_str()) {
+                    anyhow::bail!("unknown field {name:?}; fields are {}", render::INFO_FIELDS.join(","));
+                }
+            }
+            f.clone()
+        }
+        None => render::INFO_FIELDS.iter().map(|s| s.to_string()).collect(),
+    })
+}
+
+/// The listing cache asked for with `--cache` or `--cache-file`, opened (its notes said), if
+/// the listing can use one.
+fn open_cache(
+    a: &ListArgs,
+    searching: bool,
+    texts: list::Texts,
+) -> anyhow::Result<Option<session_scan::cache::ListCache>> {
+    let cache_path = match (&a.cache_file, a.cache) {
+        (Some(file), _) => Some(file.clone()),
+        (None, true) => Some(session_scan::cache::ListCache::default_path().ok_or_else(|| {
+            anyhow::anyhow!("--cache: neither XDG_CACHE_HOME nor HOME is set; name a file with --cache-file")
+        })?),
+        (None, false) => None,
+    };
+    if cache_path.is_some() && searching {
+        anyhow::bail!("search reads every session's texts, which --cache does not keep");
+    }
+    if cache_path.is_some() && texts != list::Texts::Skip {
+        anyhow::bail!("--cache keeps the picker's fields only: give --fields without allMessagesText");
+    }
+    let cache = cache_path.map(|p| session_scan::cache::ListCache::open(&p));
+    for note in cache.iter().flat_map(|c| c.notes()) {
+        eprintln!("session-scan: {note}");
+    }
+    Ok(cache)
+}
+
+/// The sessions to list: the whole store, or one folder (filtered by cwd where Pi filters it).
+fn scope_of(a: &ListArgs) -> Scope {
+    let given_root = a.root.clone().or(a.root_dir.clone());
+    let resolved_cwd = a.cwd.as_deref().map(store::resolve_path);
+    // Without a root or folder given, Pi's own session-dir override (environment, then settings)
+    // names the flat folder its picker lists, if there is one.
+    let dir = match (&a.dir, &given_root) {
+        (Some(dir), _) => Some(dir.clone()),
+        (None, Some(_)) => None,
+        (None, None) => {
+            let project = resolved_cwd.as_ref().map(PathBuf::from).or_else(|| std::env::current_dir().ok());
+            project.and_then(|p| store::session_dir_override(a.atomic, &p))
+        }
+    };
+    let default_root = store::default_root(a.atomic);
+    let root = given_root.unwrap_or_else(|| default_root.clone());
+    // Pi lists nothing, silently, from a folder that is not there; we say why the list is empty.
+    // (A cwd without sessions has no folder of its own under the root: not worth a word.)
+    let folder = dir.as_ref().unwrap_or(&root);
+    if !folder.is_dir() {
+        let why = if folder.exists() { "not a folder" } else { "no such folder" };
+        eprintln!("session-scan: {}: {why}; no sessions to list", folder.display());
+    }
+    match (dir, &resolved_cwd) {
+        // 1.6 filters a folder by the sessions' cwd unless it is that cwd's default folder.
+        (Some(dir), Some(cwd)) => {
+            let is_default = dir == default_root.join(store::encode_cwd(cwd));
+            Scope::Dir { dir, filter: (!is_default).then(|| cwd.clone()) }
+        }
+        (Some(dir), None) => Scope::Dir { dir, filter: None },
+        (None, Some(cwd)) => {
+            let dir = root.join(store::encode_cwd(cwd));
+            let is_default = root == default_root;
+            Scope::Dir { dir, filter: (!is_default).then(|| cwd.clone()) }
+        }
+        (None, None) => Scope::All { root },
+    }
+}
+
+/// Scores a listed session against the search, keeping what was found and letting its texts go
+/// unless they are printed.
+fn score_found(search: Option<&Search>, print_texts: bool, l: &mut Listed) {
+    let (Some(search), Ok(info)) = (search, &mut l.info) else { return };
+    if search.named && !session_core::search::has_session_name(info.name.as_ref()) {
+        return;
+    }
+    if let Some(query) = &search.query {
+        let id = info.id.to_js_string();
+        let score = query.score(&session_core::search::Searched {
+            name: info.name.as_ref().map(|n| n.as_bytes()),
+            id: &id,
+            cwd: info.cwd.as_bytes(),
+            text: &info.all_messages_text,
+        });
+        l.found = score.map(|score| list::Found {
+            score,
+            hits: query.hits(&info.all_messages_text, &info.text_pieces, search.hits),
+        });
+        info.text_pieces = Vec::new();
+        if !print_texts {
+            info.all_messages_text = Vec::new();
+        }
+    } else {
+        l.found = Some(list::Found { score: 0.0, hits: Vec::new() });
+    }
+}
+
+/// Writes the rows as NDJSON, a JSON array (serialised in parallel, a batch at a time: the
+/// array is never held whole) or the table.
+fn write_rows(
+    out: &mut impl Write,
+    a: &ListArgs,
+    listed: &[Listed],
+    depths: &[usize],
+    fields: &[String],
+    with_hits: bool,
+) -> std::io::Result<()> {
+    if a.ndjson {
+        listed
+            .iter()
+            .enumerate()
+            .try_for_each(|(k, l)| out.write_all(&ndjson_line(l, fields, with_hits, depths.get(k).copied())))
+    } else if a.json {
+        // Rows are serialised in parallel, a batch at a time: the array is never held whole.
+        (|| {
+            use rayon::prelude::*;
+            out.write_all(b"[")?;
+            for (b, batch) in listed.chunks(64).enumerate() {
+                let rows: Vec<Vec<u8>> = batch
+                    .par_iter()
+                    .enumerate()
+                    .map(|(k, l)| row_json(l, fields, with_hits, depths.get(b * 64 + k).copied()))
+                    .collect();
+                for (k, row) in rows.iter().enumerate() {
+                    out.write_all(if b == 0 && k == 0 { b"\n" } else { b",\n" })?;
+                    out.write_all(row)?;
+                }
+            }
+            out.write_all(if listed.is_empty() { b"]\n" } else { b"\n]\n" })
+        })()
+    } else {
+        out.write_all(table(listed, depths).as_bytes())
+    }
 }
 
 /// Writes the cache back, if there is one; a failure is reported, not fatal.
