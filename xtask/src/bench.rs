@@ -57,11 +57,10 @@ fn instructions() -> anyhow::Result<BTreeMap<String, u64>> {
     Ok(counts)
 }
 
-fn baseline_path(name: &str) -> (PathBuf, PathBuf) {
-    (
-        root().join(format!("target/xtask-bench/{name}.json")),
-        root().join(format!("crates/session-bench/baselines/{name}.json")),
-    )
+/// A baseline's file: committed with the code, so that a comparison is always against what the
+/// repository holds, never against a copy left under `target/` by an earlier run.
+fn baseline_path(name: &str) -> PathBuf {
+    root().join(format!("crates/session-bench/baselines/{name}.json"))
 }
 
 fn to_json(counts: &BTreeMap<String, u64>) -> String {
@@ -85,20 +84,17 @@ pub fn bench(save: Option<String>, compare: Option<String>, wall: bool) -> anyho
     std::fs::create_dir_all(&dir)?;
     std::fs::write(dir.join("last.json"), to_json(&counts))?;
     if let Some(name) = &save {
-        let (in_target, committed) = baseline_path(name);
-        std::fs::write(&in_target, to_json(&counts))?;
+        let committed = baseline_path(name);
         if let Some(parent) = committed.parent() {
             std::fs::create_dir_all(parent)?;
         }
         std::fs::write(&committed, to_json(&counts))?;
-        println!("saved baseline {name} ({} and {})", in_target.display(), committed.display());
+        println!("saved baseline {name} ({})", committed.display());
     }
     let mut failed = Vec::new();
     match &compare {
         Some(name) => {
-            let (in_target, committed) = baseline_path(name);
-            let text = std::fs::read_to_string(&in_target)
-                .or_else(|_| std::fs::read_to_string(&committed))
+            let text = std::fs::read_to_string(baseline_path(name))
                 .with_context(|| format!("no baseline {name}: run `cargo xtask bench --save {name}`"))?;
             let base = from_json(&text);
             println!("{:<48} {:>14} {:>14} {:>9}", "benchmark (instructions)", name, "now", "change");
@@ -422,4 +418,16 @@ fn single_session(target: &std::path::Path, ours: &std::path::Path, session: Opt
         100.0 * count / context
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_comparison_reads_the_committed_baseline() {
+        let main = baseline_path("main");
+        assert!(main.starts_with(root().join("crates/session-bench/baselines")), "{}", main.display());
+        assert!(!from_json(&std::fs::read_to_string(&main).unwrap()).is_empty(), "the committed baseline has counts");
+    }
 }
