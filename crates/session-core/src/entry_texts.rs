@@ -201,7 +201,7 @@ mod tests {
             kinds_and_texts(r#"{"type":"message","message":{"role":"bashExecution","command":"ls","output":"a\nb"}}"#),
             [k(Kind::Bash, None, "ls"), k(Kind::Bash, None, "a\nb")]
         );
-        // v2's `hookMessage` reads as `custom` (§4).
+        // v2's `hookMessage` reads as `custom` (format.md §4).
         assert_eq!(
             kinds_and_texts(r#"{"type":"message","message":{"role":"hookMessage","content":"note"}}"#),
             [k(Kind::Custom, None, "note")]

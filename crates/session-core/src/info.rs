@@ -1,4 +1,4 @@
-//! `SessionInfo` for one file (§9), as a pure function of its bytes and its modification time:
+//! `SessionInfo` for one file (format.md §9), as a pure function of its bytes and its modification time:
 //! what Pi's session picker shows. Lines are split as `readline` splits them.
 //!
 //! Everything but the texts comes from the validating scan of each line; a message is fully
@@ -640,7 +640,7 @@ pub(crate) fn join_text(v: Option<&Value<'_>>, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
 
-    /// `modified` is the latest activity time however the times are written (§9): thirteen digits
+    /// `modified` is the latest activity time however the times are written (format.md §9): thirteen digits
     /// (compared as digits), other lengths, fractions, exponents and negative times (each parsed),
     /// in any order; the expected value is the plain fold of the parsed times.
     #[test]
@@ -676,7 +676,7 @@ mod tests {
     }
 
     /// Message lines are read from the scan unless their `type` or keys hold escapes; both ways
-    /// give §9's answer: escaped `type`, `role` and keys still make messages, a `type` that is
+    /// give format.md §9's answer: escaped `type`, `role` and keys still make messages, a `type` that is
     /// not a string does not, and a `message` that is not an object counts without activity; a
     /// line that starts as Pi writes a message is one only if no later key changes its type.
     #[test]
@@ -707,7 +707,7 @@ mod tests {
     }
 
     /// The text of a content array from the text blocks the scan records is the text the raw
-    /// walk finds (`extractTextContent`, §9), on every shape a block can take; the shapes the walk
+    /// walk finds (`extractTextContent`, format.md §9), on every shape a block can take; the shapes the walk
     /// leaves to the full parse are left to it by both, and escapes are flagged.
     #[test]
     fn recorded_text_blocks_give_the_walked_text() {

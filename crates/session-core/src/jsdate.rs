@@ -3,7 +3,7 @@
 //! without an offset taken in the local time zone.
 //!
 //! The reference reads `created` from `new Date(header.timestamp)` and an entry's time from
-//! `Date.parse(entry.timestamp)` (spec §9, §6). Pi itself writes `toISOString()`, which the fast
+//! `Date.parse(entry.timestamp)` (spec format.md §9, format.md §6). Pi itself writes `toISOString()`, which the fast
 //! path [`iso_fields`] reads; hand-edited and foreign files bring the rest. The rules below were
 //! taken from Node 20's answers (`corpora/dates/`, checked by the tests):
 //! - the ISO format, `[+-YY]YYYY[-MM[-DD]][THH:mm[:ss[.s+]][Z|±HH:mm|±HHmm]]`: days run to 31 in
@@ -816,7 +816,7 @@ mod tests {
         assert!(fast > 900, "{fast}");
     }
 
-    /// Spec §9: `created` is `new Date(header.timestamp)` and `modified` reads
+    /// Spec format.md §9: `created` is `new Date(header.timestamp)` and `modified` reads
     /// `Date.parse(entry.timestamp)`; V8 carries a day past the month's end into the next month
     /// and takes what is not ISO by its fallback.
     #[test]

@@ -527,7 +527,7 @@ mod tests {
         let mut v = vec![(3.0, 'a'), (1.0, 'b'), (3.0, 'c'), (2.0, 'd')];
         js_sort(&mut v, |a, b| a.0 - b.0);
         assert_eq!(v.iter().map(|x| x.1).collect::<String>(), "bdac");
-        // Edge case 38 (spec §6, §5 "Invalid ISO timestamps"): Node 20 gives c0 c1 c4 c3 c2.
+        // Edge case 38 (spec format.md §6, format.md §5): Node 20 gives c0 c1 c4 c3 c2.
         let mut v = vec![(30.0, "c3"), (10.0, "c1"), (f64::NAN, "c2"), (10.0, "c4"), (5.0, "c0")];
         js_sort(&mut v, |a, b| a.0 - b.0);
         assert_eq!(v.iter().map(|x| x.1).collect::<Vec<_>>(), ["c0", "c1", "c4", "c3", "c2"]);

@@ -192,14 +192,14 @@ mod tests {
 
     #[test]
     fn newline_rule_keeps_cr_inside_lines() {
-        // spec §5: CRLF leaves a trailing `\r` (JSON whitespace); lone CR does not split.
+        // spec format.md §5: CRLF leaves a trailing `\r` (JSON whitespace); lone CR does not split.
         let got = collect(b"a\r\nb\rc\nd", LineRule::Newline);
         assert_eq!(got, vec![(&b"a\r"[..], 0, 1, true), (&b"b\rc"[..], 3, 2, true), (&b"d"[..], 7, 3, false)]);
     }
 
     #[test]
     fn readline_rule_splits_on_cr_and_crlf() {
-        // spec §5 "Other readers": readline splits on \n, \r\n and a lone \r.
+        // spec format.md §5: readline splits on \n, \r\n and a lone \r.
         let got = collect(b"a\r\nb\rc\n\nd\r", LineRule::Readline);
         assert_eq!(
             got,

@@ -1,4 +1,4 @@
-//! Session totals exactly as Pi 1.6 computes them (§10): `AgentSession.getSessionStats()` and
+//! Session totals exactly as Pi 1.6 computes them (format.md §10): `AgentSession.getSessionStats()` and
 //! `getUsageCostBreakdown()`, over every entry of the file, every branch included.
 
 use bumpalo::Bump;
@@ -204,7 +204,7 @@ fn add_js(sums: &mut JsSums, usage: &Value<'_>) {
     sums[4].add(cost.get("total"));
 }
 
-/// What one entry adds in `addUsageToTotals` (§10), from its full value.
+/// What one entry adds in `addUsageToTotals` (format.md §10), from its full value.
 struct UsageSource<'v, 'a> {
     /// The usage `getSessionStats()` adds (`None` inside where it must add one that is missing),
     /// and what to report where Pi throws on it.
@@ -675,7 +675,7 @@ mod tests {
     use super::*;
 
     /// A usage object read from its raw text (`usage_amounts`) gives what `addUsageToTotals`
-    /// adds from its full value (§10), one object at a time (so that a `NaN` or an infinity in
+    /// adds from its full value (format.md §10), one object at a time (so that a `NaN` or an infinity in
     /// one cannot hide a difference in another): duplicate keys, spacing, big and odd numbers,
     /// values that are not numbers, escapes in keys and values, costs Pi throws on.
     #[test]
@@ -729,7 +729,7 @@ mod tests {
     }
 
     /// Assistants read from their raw text give the totals, breakdown and diagnostics of their
-    /// full values (§10), on the shapes that could tell them apart: escapes in keys, in the usage
+    /// full values (format.md §10), on the shapes that could tell them apart: escapes in keys, in the usage
     /// and in a block's `type`, usages Pi throws on, odd providers and models, big numbers.
     #[test]
     fn assistants_read_raw_total_as_their_full_values() {

@@ -1,5 +1,5 @@
 //! Usage events of one file for analytics: every usage Pi 1.6 counts in its session totals
-//! (§10), each with its time, source, model key and a content identity that finds the same
+//! (format.md §10), each with its time, source, model key and a content identity that finds the same
 //! usage copied into forks and clones. Read with the validating scan; only usage objects are
 //! parsed.
 
@@ -29,7 +29,7 @@ pub enum Source {
     Compaction,
     /// A branch summary's summariser usage.
     BranchSummary,
-    /// An Atomic `session_summary`'s summariser usage (§10, Atomic; counted only when asked for).
+    /// An Atomic `session_summary`'s summariser usage (format.md §10, Atomic; counted only when asked for).
     SessionSummary,
 }
 
@@ -136,11 +136,11 @@ pub fn file_usage_counting(bytes: &[u8], counting: Counting) -> Result<FileUsage
 /// Which usages are counted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Counting {
-    /// What Pi 1.6 counts in its session totals (§10).
+    /// What Pi 1.6 counts in its session totals (format.md §10).
     #[default]
     Pi,
     /// Pi's sources and the usage of Atomic's `session_summary` entries, which Atomic counts
-    /// (§10). Atomic writes no `usage` entries and no compaction usage, so on its files this is
+    /// (format.md §10). Atomic writes no `usage` entries and no compaction usage, so on its files this is
     /// Atomic's own sum.
     WithAtomicSummaries,
 }

@@ -1,5 +1,5 @@
 //! The Atomic dialect on hand-made sessions, with expected outputs written from
-//! `pi-session-spec.md` §8 and §8.1 (Atomic has no runnable reference here).
+//! `pi-session-spec.md` format.md §8 and format.md §8.1 (Atomic has no runnable reference here).
 
 #![allow(clippy::unwrap_used)] // hand-made inputs; a panic is a failed test
 
@@ -49,8 +49,8 @@ fn text(v: &Value<'_>) -> String {
 
 #[test]
 fn retired_pi_compactions_are_inert() {
-    // §8 step 2: without a verbatim-lines boundary the whole history re-enters the context.
-    // §8.1: the strategy check is case-sensitive.
+    // format.md §8 step 2: without a verbatim-lines boundary the whole history re-enters the context.
+    // format.md §8.1: the strategy check is case-sensitive.
     let ms = context(&[
         user("u1", "null", "one"),
         assistant("a1", "u1", r#"[{"type":"text","text":"two"}]"#),
@@ -63,7 +63,7 @@ fn retired_pi_compactions_are_inert() {
 
 #[test]
 fn verbatim_boundary_carries_summary_and_kept_tail_as_transcript() {
-    // §8 step 3 and §8.1: one custom message; the kept tail is serialised, never re-emitted;
+    // format.md §8 step 3 and format.md §8.1: one custom message; the kept tail is serialised, never re-emitted;
     // the stored details go out unchanged; post-boundary entries follow as messages.
     let ms = context(&[
         user("u1", "null", "dropped"),
@@ -98,8 +98,8 @@ fn verbatim_boundary_carries_summary_and_kept_tail_as_transcript() {
 
 #[test]
 fn null_first_kept_gives_the_boundary_alone_without_separator() {
-    // §8 step 3: `firstKeptEntryId: null` emits the boundary and the post-boundary messages;
-    // §8.1: no separator when the kept range holds no messages.
+    // format.md §8 step 3: `firstKeptEntryId: null` emits the boundary and the post-boundary messages;
+    // format.md §8.1: no separator when the kept range holds no messages.
     let ms = context(&[
         user("u1", "null", "before"),
         compaction("c1", "u1", "null", "verbatim-lines", "S"),
@@ -112,8 +112,8 @@ fn null_first_kept_gives_the_boundary_alone_without_separator() {
 
 #[test]
 fn only_the_last_verbatim_boundary_counts_and_images_stay_blocks() {
-    // §8 step 1: a later retired compaction does not hide an earlier verbatim one.
-    // §8 step 3: images stay as separate blocks; text after an image opens a new text block.
+    // format.md §8 step 1: a later retired compaction does not hide an earlier verbatim one.
+    // format.md §8 step 3: images stay as separate blocks; text after an image opens a new text block.
     let ms = context(&[
         r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"look"},{"type":"image","data":"AAAA","mimeType":"image/png"}],"timestamp":1}}"#.to_string(),
         user("u2", "\"u1\"", "and then"),

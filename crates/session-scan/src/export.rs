@@ -456,7 +456,7 @@ fn result_text(content: Option<&Value<'_>>) -> String {
     }
 }
 
-/// A system message (§7.3): its added instructions, its sections (set or deleted) and the tools it
+/// A system message (format.md §7.3): its added instructions, its sections (set or deleted) and the tools it
 /// adds or removes, folded.
 fn system_message(out: &mut String, m: &Value<'_>) {
     let names = |key: &str| -> Vec<String> {
@@ -660,7 +660,7 @@ pub fn write_markdown(
                     let _ = writeln!(chunk, "> {line}");
                 }
             }
-            // Atomic's resume summary (§8).
+            // Atomic's resume summary (format.md §8).
             "session_summary" => {
                 heading(&mut chunk, id, "Session summary", time, label);
                 for line in string(v.get("summary")).unwrap_or_default().lines() {

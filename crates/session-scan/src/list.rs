@@ -1,4 +1,4 @@
-//! Listing session stores as Pi's `listAll()` and `list()` do (§1, §9): discovery, the order
+//! Listing session stores as Pi's `listAll()` and `list()` do (format.md §1, format.md §9): discovery, the order
 //! with Pi 1.6's tie-breaks, and `SessionInfo` of every file in parallel.
 
 use std::path::{Path, PathBuf};
@@ -195,7 +195,7 @@ impl Taker {
 
     /// Takes the next line (scanned here when `scanned` is `None`); false to stop.
     fn take(&mut self, line: session_core::lines::Line<'_>, scanned: session_core::json::LineScan<'_>) -> bool {
-        // Atomic hides a session whose first parsed record is a valid internal header (§8.1: its
+        // Atomic hides a session whose first parsed record is a valid internal header (format.md §8.1: its
         // first-line check is only a pre-filter; a first line that fails to parse leaves the
         // decision to the next record that parses).
         if self.hide_internal
@@ -482,7 +482,7 @@ pub fn header_cwd_matches(cwd: &str, resolved_cwd: &str) -> bool {
     !cwd.is_empty() && resolve_path(cwd) == resolved_cwd
 }
 
-/// Whether a line is the header of one of Atomic's internal workflow sessions (§8): a session
+/// Whether a line is the header of one of Atomic's internal workflow sessions (format.md §8): a session
 /// header with `internal === true` and a `workflow` whose `runId`, `stageId` and `stageName` are
 /// non-empty strings after trimming. `None` when the line is not JSON.
 pub fn internal_workflow_header(line: &[u8]) -> Option<bool> {

@@ -1,5 +1,5 @@
 //! Which session file Pi 1.6 opens for `pi -c` (`continueRecent`) and for `pi --session ARG` or
-//! `--fork ARG` (`resolveSessionPath`, §1 "Related lookups"), found without opening anything for
+//! `--fork ARG` (`resolveSessionPath`, format.md §1), found without opening anything for
 //! writing: Pi's `getDefaultSessionDir` creates the folder it looks in; this does not.
 
 use crate::store;

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// The per-cwd directory name (§1): `--` + the resolved cwd without one leading separator,
+/// The per-cwd directory name (format.md §1): `--` + the resolved cwd without one leading separator,
 /// with `/`, `\` and `:` as `-`, + `--`.
 pub fn encode_cwd(resolved: &str) -> String {
     let trimmed = resolved.strip_prefix(['/', '\\']).unwrap_or(resolved);
@@ -106,7 +106,7 @@ pub fn store_here(atomic: bool) -> PathBuf {
         .unwrap_or_else(|| default_root(atomic))
 }
 
-/// The session-dir override Pi 1.6 starts with (§1), after `--session-dir`: the environment's
+/// The session-dir override Pi 1.6 starts with (format.md §1), after `--session-dir`: the environment's
 /// `PI_CODING_AGENT_SESSION_DIR` (Atomic: `ATOMIC_CODING_AGENT_SESSION_DIR`, with the `PI_` name as
 /// an alias), `~` expanded; else `sessionDir` from the settings, the project's
 /// (`<project>/.pi/settings.json`) over the global one (`<agent dir>/settings.json`). Pi keeps such
@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn encodes_cwds_as_pi_1_6() {
-        // §1 examples.
+        // format.md §1 examples.
         assert_eq!(encode_cwd("/home/u/proj"), "--home-u-proj--");
         assert_eq!(encode_cwd(&resolve_path("//srv/share/")), "--srv-share--");
         assert_eq!(encode_cwd("/a b/ü:x"), "--a b-ü-x--");

@@ -104,8 +104,8 @@ fn usage_rows_sorted_by_cost_and_limited() {
     }
 }
 
-/// `usage --atomic` reads Atomic's store (§8: `~/.atomic/agent/sessions`, or its variables) and
-/// counts its session summaries' usage (§10, Atomic); without it, Pi's store and Pi's sources.
+/// `usage --atomic` reads Atomic's store (format.md §8: `~/.atomic/agent/sessions`, or its variables) and
+/// counts its session summaries' usage (format.md §10, Atomic); without it, Pi's store and Pi's sources.
 /// `files` and `export` take `--atomic` for the store too.
 #[test]
 fn usage_atomic_reads_atomics_store_and_summaries() {
@@ -147,8 +147,8 @@ fn usage_atomic_reads_atomics_store_and_summaries() {
     assert_ne!(not_found.status.code(), Some(0));
 }
 
-/// Pi's session-dir override (§1: `PI_CODING_AGENT_SESSION_DIR`, then `sessionDir` in the project's
-/// settings over the global ones; Atomic's variable with Pi's as an alias, §8) names the flat
+/// Pi's session-dir override (format.md §1: `PI_CODING_AGENT_SESSION_DIR`, then `sessionDir` in the project's
+/// settings over the global ones; Atomic's variable with Pi's as an alias, format.md §8) names the flat
 /// folder that `list` and `usage` read when no root is given: all of it, or with `--cwd` the
 /// sessions of that cwd. A root or folder given on the command line comes first.
 #[test]
@@ -283,9 +283,9 @@ fn limit_on_a_flat_folder_finds_the_newest_whatever_their_names() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `--atomic` hides Atomic's internal workflow sessions (§8: `internal` exactly `true` and a
+/// `--atomic` hides Atomic's internal workflow sessions (format.md §8: `internal` exactly `true` and a
 /// `workflow` whose `runId`, `stageId` and `stageName` are non-empty after trimming), also when
-/// the file's first line does not parse and the header comes after it (§8.1); malformed markers
+/// the file's first line does not parse and the header comes after it (format.md §8.1); malformed markers
 /// stay visible; `--include-internal` shows them all; a hidden session is not reported.
 #[test]
 fn atomic_internal_workflow_sessions_are_hidden_unless_asked_for() {
@@ -341,7 +341,7 @@ fn without_home_the_default_store_is_still_under_the_users_home() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Spec §9: `created` is `new Date(header.timestamp)` and `modified` takes
+/// Spec format.md §9: `created` is `new Date(header.timestamp)` and `modified` takes
 /// `Date.parse(entry.timestamp)`, which read a time without an offset in the machine's zone.
 /// The expected rows are Pi 1.6's (`list.mjs` run with each `TZ`): a summer-time gap takes the
 /// offset before it, and `"0"` is the year 2000.
@@ -447,7 +447,7 @@ fn where_pi_throws_on_a_name_or_a_null_block_stderr_says_so() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Spec §9: with no message or header date, `modified` is `stats.mtime`, which Node makes by
+/// Spec format.md §9: with no message or header date, `modified` is `stats.mtime`, which Node makes by
 /// rounding `mtimeMs` to the millisecond (`.7465` s is `.747`, `.7464` s is `.746`: Node 20 on
 /// files touched so); sessions whose mtimes differ by less than a millisecond keep their order.
 #[test]

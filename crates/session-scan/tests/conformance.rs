@@ -235,7 +235,7 @@ fn reference_crashes_become_diagnostics_with_line_and_offset() {
 
 #[test]
 fn cycles_terminate_where_the_reference_hangs() {
-    // §5 "Cycles": getBranch/context never return on 11, 12 and 13 (its leaf is the self-parent);
+    // format.md §5: getBranch/context never return on 11, 12 and 13 (its leaf is the self-parent);
     // getTree never returns on 11.
     for (name, cycle) in
         [("11-duplicate-id-cycle.jsonl", true), ("12-parent-cycle.jsonl", true), ("13-self-parent.jsonl", true)]
@@ -436,7 +436,7 @@ fn real_fixture_contexts_match_pi_1_6_after_migration() {
 #[test]
 fn harness_dialect_matches_pi_agent_core_0_83() {
     use session_core::context::{Dialect, LeafChoice, build_context, convert_to_llm};
-    // §7.6 generation A, checked against the oracle's `harness.mjs --core 083`.
+    // format.md §7.6 generation A, checked against the oracle's `harness.mjs --core 083`.
     let goldens = golden_lines(&corpora().join("harness/expected/harness-golden-083.jsonl"));
     assert_eq!(goldens.len(), 7);
     for g in goldens {
@@ -602,7 +602,7 @@ fn list_of_a_cwd_filters_like_pi_1_6() {
 #[test]
 fn list_all_tie_breaks_match_pi_1_6() {
     // The oracle's tools/listall-ties.mjs, rebuilt here: equal `modified`, chosen mtimes, a
-    // symlinked folder, a symlink to a file, a nested folder and a file in the root (§1).
+    // symlinked folder, a symlink to a file, a nested folder and a file in the root (format.md §1).
     use std::time::{Duration, SystemTime};
     let t = 1_740_830_400_000u64; // 2025-03-01T12:00:00Z
     let iso = |ms: u64| session_core::text::js_iso_string(ms as f64);
@@ -763,7 +763,7 @@ fn adversarial_store_lists_like_pi_1_6_and_reports_the_rest() {
     );
 }
 
-/// §7.6 generation C (format 4 files), checked against the oracle's `harness.mjs --core 087`:
+/// format.md §7.6 generation C (format 4 files), checked against the oracle's `harness.mjs --core 087`:
 /// the context and its LLM form, the tip and lane of each branch, and the files that fail to open.
 /// The golden's v3 records (0.87.1 importing coding-agent files) are not compared: v3 files
 /// follow generation A (the test above).

@@ -1,5 +1,5 @@
 //! `session-scan export`: the Markdown holds every entry of the branch Pi's `getBranch()` gives
-//! (§6), in order, with fences that hold whatever the output contains; `--redact` hides secrets.
+//! (format.md §6), in order, with fences that hold whatever the output contains; `--redact` hides secrets.
 
 #![allow(clippy::unwrap_used)] // test inputs are made here; a panic is a failed test
 
@@ -245,7 +245,7 @@ fn html_and_fences_a_message_leaves_open_are_closed() {
     assert!(text.contains("still in it\n-->\n"), "{text}");
     assert!(text.contains("alert(1)\n\n\n</script>\n"), "{text}");
     assert!(text.contains("   cargo build\n   ```\n"), "{text}");
-    // Atomic's session summary (§8) has a heading of its own, with its text quoted.
+    // Atomic's session summary (format.md §8) has a heading of its own, with its text quoted.
     let summary = r#"{"type":"session_summary","id":"s1","parentId":"u4","timestamp":"2026-01-01T00:00:02.000Z","summary":"Built it.\nAll green.","summarizedThroughId":"u4"}"#;
     std::fs::write(&path, std::fs::read_to_string(&path).unwrap() + summary + "\n").unwrap();
     let text = String::from_utf8(export(&[path.to_str().unwrap()]).stdout).unwrap();

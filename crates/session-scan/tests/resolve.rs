@@ -1,6 +1,6 @@
 //! `session-scan resolve` against Pi 1.6 (`corpora/resolve`, recorded by its `record.mjs`): the
 //! file `pi -c` continues (`continueRecent`) and the file `pi --session ARG` opens
-//! (`resolveSessionPath`), spec §1 "continueRecent" and "Related lookups".
+//! (`resolveSessionPath`), spec format.md §1 and "Related lookups".
 
 #![allow(clippy::unwrap_used)] // test inputs are made here; a panic is a failed test
 

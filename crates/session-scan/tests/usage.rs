@@ -20,7 +20,7 @@ fn opts(group: Group) -> Options {
 
 #[test]
 fn session_rows_equal_pi_session_stats() {
-    // §10: every usage source, every branch; the oracle's stats.mjs output is the reference.
+    // format.md §10: every usage source, every branch; the oracle's stats.mjs output is the reference.
     for corpus in ["sample-16", "real"] {
         let files = session_scan::expand_paths(&[corpora().join(corpus).join("sessions")]);
         let report = build(&files, &opts(Group::Session), &|| {});
@@ -107,8 +107,8 @@ fn forks_and_clones_are_counted_once() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Atomic's session summaries (§8: `session_summary` with `usage?`) are summariser calls that
-/// Atomic counts in its totals (§10) and Pi 1.6 does not know: counted with
+/// Atomic's session summaries (format.md §8: `session_summary` with `usage?`) are summariser calls that
+/// Atomic counts in its totals (format.md §10) and Pi 1.6 does not know: counted with
 /// `Counting::WithAtomicSummaries` (`usage --atomic`), under their own source, and once when a
 /// fork copies them; Pi's counting leaves them out, as Pi's session totals do.
 #[test]
@@ -217,7 +217,7 @@ fn hours_are_named_by_the_zones_clock_and_offset() {
 
 #[test]
 fn activity_counts_agree_with_session_stats() {
-    // Messages and tool calls per file, as getSessionStats counts them (§10).
+    // Messages and tool calls per file, as getSessionStats counts them (format.md §10).
     for f in session_scan::expand_paths(&[corpora().join("sample-16/sessions"), corpora().join("real/sessions")]) {
         let bytes = std::fs::read(&f).unwrap();
         let u = session_core::usage::file_usage(&bytes).unwrap();

@@ -1,4 +1,4 @@
-//! Atomic's verbatim-lines boundary message (§8 step 3, §8.1): the summary followed by the kept
+//! Atomic's verbatim-lines boundary message (format.md §8 step 3, format.md §8.1): the summary followed by the kept
 //! tail, converted the way Atomic's `convertToLlm` converts it and written in its transcript
 //! grammar (`[User]: `, `[Assistant thinking]: `, `[Assistant]: `, `[Assistant tool calls]: `,
 //! `[Tool result]: `, sections separated by a blank line; images stay separate blocks).
@@ -7,10 +7,10 @@ use std::collections::HashSet;
 
 use crate::json::{self, JsStr, Object, Value};
 
-/// The fixed opening of the boundary message (§8 step 3).
+/// The fixed opening of the boundary message (format.md §8 step 3).
 pub const BOUNDARY_PREFIX: &str = "The earlier conversation was compacted. Below is the verbatim transcript of the retained lines; elided spans are marked \"(filtered N lines)\".\n\n";
 
-/// The synthetic result of a tool call that was interrupted by a later turn (§8.1).
+/// The synthetic result of a tool call that was interrupted by a later turn (format.md §8.1).
 pub const INTERRUPTED: &str = "Tool execution was interrupted after it started; its result is unavailable. Inspect side effects before deciding whether to retry it.";
 
 enum Piece<'b> {
@@ -24,7 +24,7 @@ pub fn boundary_content<'b>(summary: &[u8], tail: &[Value<'b>]) -> Vec<Value<'b>
     let mut blocks: Vec<Value<'b>> = Vec::new();
     let mut text = BOUNDARY_PREFIX.as_bytes().to_vec();
     text.extend_from_slice(summary);
-    // A separator only when both the summary and the transcript have something (§8.1).
+    // A separator only when both the summary and the transcript have something (format.md §8.1).
     let mut need_sep = !summary.is_empty();
     let mut text_open = true;
     for section in sections {
@@ -117,7 +117,7 @@ fn sections<'b>(tail: &[Value<'b>]) -> Vec<Vec<Piece<'b>>> {
             b"toolResult" => {
                 let id = m.get("toolCallId").and_then(Value::as_str).map(|s| s.as_bytes().to_vec()).unwrap_or_default();
                 if !known_calls.contains(&id) || !answered.insert(id.clone()) {
-                    continue; // orphan or duplicate (§8.1)
+                    continue; // orphan or duplicate (format.md §8.1)
                 }
                 open_calls.retain(|c| *c != id);
                 let (text, images) = content_pieces(m.get("content"));
@@ -192,7 +192,7 @@ fn sections<'b>(tail: &[Value<'b>]) -> Vec<Vec<Piece<'b>>> {
                     _ => continue,
                 };
                 if crate::text::js_trim(&text).is_empty() && images.is_empty() {
-                    continue; // whitespace-only or null user turns are dropped (§8.1)
+                    continue; // whitespace-only or null user turns are dropped (format.md §8.1)
                 }
                 interrupt(&mut out, &mut open_calls);
                 out.push(labelled("[User]: ", text, images));

@@ -1,4 +1,4 @@
-//! Harness generation C (§7.6): pi-agent-core 0.85–0.99's `JsonlSessionRepo` files ("format 4":
+//! Harness generation C (format.md §7.6): pi-agent-core 0.85–0.99's `JsonlSessionRepo` files ("format 4":
 //! a `{"v":4,"kind":"header"}` line, then one write transaction per line), their branch tips, and
 //! the bounded context from a tip (`readBoundedContext`).
 

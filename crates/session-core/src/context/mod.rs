@@ -1,6 +1,6 @@
 //! Context rebuild: what the model sees from a leaf, as Pi 1.6's `buildContextEntries`,
-//! `buildSessionProjection` and `buildSessionContext` compute it (§7), plus the Atomic (§8) and
-//! harness (§7.6, generation A) dialects.
+//! `buildSessionProjection` and `buildSessionContext` compute it (format.md §7), plus the Atomic (format.md §8) and
+//! harness (format.md §7.6, generation A) dialects.
 //!
 //! Only `type`, `id` and `parentId` of each line are needed to walk the path; entries are fully
 //! parsed only when they contribute. A stored message that goes out unchanged is emitted as its
@@ -21,9 +21,9 @@ pub enum Dialect {
     /// Pi 1.6 (`@earendil-works/pi-coding-agent`).
     #[default]
     Pi,
-    /// The Atomic fork: only verbatim-lines compactions are boundaries (§8).
+    /// The Atomic fork: only verbatim-lines compactions are boundaries (format.md §8).
     Atomic,
-    /// pi-agent-core's harness, generation A: `retainedTail` checkpoints (§7.6).
+    /// pi-agent-core's harness, generation A: `retainedTail` checkpoints (format.md §7.6).
     Harness,
 }
 
@@ -394,7 +394,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
     }
 
     /// Atomic: only the last verbatim-lines compaction is a boundary; it becomes one custom
-    /// message carrying the summary and the kept tail as a transcript (§8, §8.1).
+    /// message carrying the summary and the kept tail as a transcript (format.md §8, format.md §8.1).
     fn atomic(&mut self, path: &[usize]) {
         let boundary = path.iter().rposition(|&i| {
             let e = self.entry(i);
@@ -461,7 +461,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
         }
     }
 
-    /// Harness generation A (pi-agent-core 0.82-0.83, §7.6): the walk from the leaf stops at a
+    /// Harness generation A (pi-agent-core 0.82-0.83, format.md §7.6): the walk from the leaf stops at a
     /// compaction with a `retainedTail` (an empty array counts) or, for one without, at its
     /// `firstKeptEntryId`; the context is the last compaction on that walk (its summary, then its
     /// tail exactly as stored), its kept range when it has no tail, then what follows. No
@@ -564,7 +564,7 @@ pub(crate) fn branch_summary<'b>(v: &Value<'b>, timestamp: Value<'b>) -> Value<'
     Value::Object(o)
 }
 
-/// `convertToLlm`: the provider-facing messages, with Pi's exact literals (§7.4).
+/// `convertToLlm`: the provider-facing messages, with Pi's exact literals (format.md §7.4).
 pub fn convert_to_llm<'b>(messages: &[Message<'b>], arena: &'b Bump) -> Vec<Message<'b>> {
     let mut out = Vec::with_capacity(messages.len());
     for m in messages {
@@ -690,7 +690,7 @@ mod tests {
 
     #[test]
     fn convert_to_llm_uses_pis_exact_literals() {
-        // §7.4 "LLM conversion": no newline before the branch summary's closing tag.
+        // format.md §7.4: no newline before the branch summary's closing tag.
         let arena = Bump::new();
         let input = vec![
             built(r#"{"role":"branchSummary","summary":"B","fromId":"x","timestamp":1}"#, &arena),

@@ -274,7 +274,7 @@ mod tests {
 
     #[test]
     fn duplicate_keys_keep_first_position_and_last_value() {
-        // spec §4: `{"role":…,"2":"x"}` orders integer keys first; duplicates collapse.
+        // spec format.md §4: `{"role":…,"2":"x"}` orders integer keys first; duplicates collapse.
         assert_eq!(round_trip(r#"{"a":1,"b":2,"a":3,"2":"x"}"#), r#"{"2":"x","a":3,"b":2}"#);
     }
 

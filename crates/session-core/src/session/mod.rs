@@ -1,5 +1,5 @@
-//! A loaded session: the loader's rules (§2, §5), version migration (§4), the id index, leaf,
-//! branch, labels, name and tree (§6), exactly as Pi 1.6 computes them, with guards where the
+//! A loaded session: the loader's rules (format.md §2, format.md §5), version migration (format.md §4), the id index, leaf,
+//! branch, labels, name and tree (format.md §6), exactly as Pi 1.6 computes them, with guards where the
 //! reference hangs.
 
 use ahash::{AHashMap, AHashSet};
@@ -24,7 +24,7 @@ pub struct Entry<'a> {
     /// reference keeps as entries with every field `undefined`.
     pub is_object: bool,
     /// The line is a JSON array: not an entry, but an object to JavaScript, so v1 migration
-    /// gives it an id and a place in the chain as it does an entry (§4).
+    /// gives it an id and a place in the chain as it does an entry (format.md §4).
     pub is_array: bool,
     /// `type`.
     pub entry_type: PropertyValue<'a>,
@@ -694,7 +694,7 @@ fn first_kept_index(line: &[u8]) -> Option<f64> {
     v.get("firstKeptEntryIndex")?.as_f64()
 }
 
-/// Every entry type the spec names (§3, §7.6, §8); anything else is `Unknown` and kept as it is.
+/// Every entry type the spec names (format.md §3, format.md §7.6, format.md §8); anything else is `Unknown` and kept as it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EntryKind {
     /// The header (`session`).
@@ -737,7 +737,7 @@ pub enum EntryKind {
     NotAnObject,
 }
 
-/// Message roles (§3), historical ones included.
+/// Message roles (format.md §3), historical ones included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Role {
     /// `user`.

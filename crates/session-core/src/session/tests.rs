@@ -14,8 +14,8 @@ const FILE: &[u8] = br#"garbage
 
 #[test]
 fn loads_kinds_roles_children_labels_and_name() {
-    // spec §2 (garbage before the header is skipped), §3 (custom puts its payload first),
-    // §5 (cut-off last line skipped, reported), §6 (leaf = last record, labels, name).
+    // spec format.md §2 (garbage before the header is skipped), format.md §3 (custom puts its payload first),
+    // format.md §5 (cut-off last line skipped, reported), format.md §6 (leaf = last record, labels, name).
     let s = Session::load(FILE).unwrap();
     assert!(s.incomplete_tail);
     assert_eq!(s.diagnostics.len(), 2);
@@ -36,7 +36,7 @@ fn loads_kinds_roles_children_labels_and_name() {
 }
 
 /// A line written as Pi writes a message has its four fields taken where the scan found the
-/// prefix; the entry must equal what the lookups give (the last of a repeated key, §3), on
+/// prefix; the entry must equal what the lookups give (the last of a repeated key, format.md §3), on
 /// lines with repeated, extra and non-ASCII fields.
 #[test]
 fn pi_written_messages_read_as_the_lookups_do() {
@@ -65,7 +65,7 @@ fn pi_written_messages_read_as_the_lookups_do() {
     assert_eq!(fast, 4);
 }
 
-/// The walk up takes a parent from the record before it only when ids are unique (§6: the
+/// The walk up takes a parent from the record before it only when ids are unique (format.md §6: the
 /// index keeps the last record of an id); with a duplicate id the later record is followed,
 /// and a cycle stops where it closes (spec edge cases 14 and 22).
 #[test]

@@ -74,7 +74,7 @@ fn records_top_level_and_message_fields() {
 
 #[test]
 fn duplicate_keys_resolve_to_the_last() {
-    // Edge case 22 (spec §5): `"parentId":null,"parentId":"a1"` means "a1".
+    // Edge case 22 (spec format.md §5): `"parentId":null,"parentId":"a1"` means "a1".
     let line = br#"{"id":"u2","parentId":null,"parentId":"a1","message":{"role":"x"},"message":"s"}"#;
     let s = scan_line(line).unwrap();
     assert_eq!(text(line, s.field(line, "parentId")), b"a1");
