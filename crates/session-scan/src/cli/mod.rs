@@ -9,6 +9,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod completions;
+#[cfg(test)]
+mod reference;
 mod context;
 mod export;
 mod files;
