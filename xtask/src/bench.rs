@@ -300,9 +300,8 @@ fn process_ms(cmd: &mut Command, highest_ok: i32) -> anyhow::Result<f64> {
 
 /// The picker listing and the floor (`examples/count_lines`) as whole processes, run in turn
 /// `PICKER_ROUNDS` times (which goes first alternates), output to `/dev/null`: their medians and
-/// minimums, and the ratios of those. A best of three for each, timed apart, moved the ratio
-/// between 1.49 and 2.04 over six runs in session 13 on this VM; taking turns puts both under
-/// the same load.
+/// minimums, and the ratios of those. A best of three for each, timed apart, moves the ratio
+/// between 1.49 and 2.04 over six runs on a VM; taking turns puts both under the same load.
 fn picker_beside_floor(
     target: &std::path::Path,
     ours: &std::path::Path,

@@ -2,12 +2,11 @@
 //! its line starts with `memchr`.
 //!
 //! Files under 64 MiB (`PARALLEL_LINES_MIN_AMONG_MANY`) are read in 64 KiB chunks into a reused
-//! buffer per worker; larger ones are mapped. Session 9 (Zen 4):
-//! files read whole into a reused buffer took 38-53 ms against 33-37 ms in chunks. Session 16 (Zen
-//! 5 VM), the bench store, 21 interleaved runs twice: 36.5 and 39.3 ms reading every file in
-//! chunks against 39.6 and 43.6 ms when files of 4 MiB or more were mapped (memchr over a map reads
-//! the page cache from memory; after the kernel's copy the bytes are in the core's cache). On one
-//! session of 107 MB, the map is the faster (17.3 against 19.1 ms).
+//! buffer per worker; larger ones are mapped. This is the fastest way to count a store's lines
+//! measured here: reading files whole into a reused buffer is slower (38-53 against 33-37 ms on the
+//! bench store), and so is mapping files from 4 MiB (39.6 against 36.5 ms: memchr over a map reads
+//! the page cache from memory, while after the kernel's copy the bytes are in the core's cache).
+//! One session of 107 MB alone counts faster mapped (17.3 against 19.1 ms).
 use std::io::Read;
 
 use rayon::prelude::*;

@@ -289,8 +289,8 @@ pub(crate) fn short_decimal(raw: &[u8]) -> Option<f64> {
     }
     // A whole number of nine to fifteen digits (a time in milliseconds has thirteen) in two
     // reads of eight bytes, the second one ending with the last digit: 98 instructions a call
-    // where the byte-by-byte loop took 161 (callgrind, the picker on 129 files of the bench
-    // store, session 14).
+    // where a byte-by-byte loop takes 161 (callgrind, the picker on 129 files of the bench
+    // store).
     if body.len() > 8
         && body.len() < 16
         && let (Some(&head), Some(&tail)) = (body.first_chunk::<8>(), body.last_chunk::<8>())

@@ -327,7 +327,7 @@ fn read_with(candidates: &[Candidate], how: Reading<'_>, parallel_from: u64) -> 
 
 /// `listAll()`'s discovery and [`read_infos`] at once: each session folder's files are read as
 /// soon as the folder is listed, while the next folders are listed (the whole store's picker
-/// listing 1.038x faster, session 9). The result is what [`discover_with`] (with [`Stat::Later`])
+/// listing 1.038x faster than listing first). The result is what [`discover_with`] (with [`Stat::Later`])
 /// and then [`read_infos`] give, in the same order; [`presort`] puts it in Pi's pre-sort order.
 pub fn read_store(root: &Path, how: Reading<'_>) -> Vec<Listed> {
     let dirs = session_dirs(root);

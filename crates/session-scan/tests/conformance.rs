@@ -658,8 +658,8 @@ fn list_all_tie_breaks_match_pi_1_6() {
 
 /// `corpora/sort` (written by its `gen.py`): 90 sessions, 28 of them with an Invalid Date
 /// `modified`, so that `listAll()`'s sort by `modified` compares `NaN` over more than 64 items
-/// and V8's merges decide the order. Session 9's code gave another order here (and on other
-/// such stores aborted: Rust's sort panics on a comparator that is not a total order).
+/// and V8's merges decide the order. (Rust's own sort gives another order here, and may panic on
+/// a comparator that is not a total order.)
 #[test]
 fn list_all_order_with_invalid_dates_matches_pi_1_6() {
     use std::time::{Duration, SystemTime};

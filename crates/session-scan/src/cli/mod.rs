@@ -9,8 +9,6 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod completions;
-#[cfg(test)]
-mod reference;
 mod context;
 mod export;
 mod files;
@@ -18,6 +16,8 @@ mod filters;
 mod grep;
 mod list;
 mod per_file;
+#[cfg(test)]
+mod reference;
 mod resolve;
 mod search;
 mod stats;

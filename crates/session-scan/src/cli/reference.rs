@@ -10,8 +10,12 @@ pub fn markdown() -> String {
     cmd.build();
     let mut out = String::new();
     out.push_str("# `session-scan` command reference\n\n");
-    out.push_str("Generated from the command line's own definitions (`cargo test -p session-scan --bin session-scan`\n");
-    out.push_str("checks it; `SESSION_SCAN_WRITE_DOCS=1` writes it again). The same text is `session-scan help COMMAND`.\n\n");
+    out.push_str(
+        "Generated from the command line's own definitions (`cargo test -p session-scan --bin session-scan`\n",
+    );
+    out.push_str(
+        "checks it; `SESSION_SCAN_WRITE_DOCS=1` writes it again). The same text is `session-scan help COMMAND`.\n\n",
+    );
     let _ = writeln!(out, "```text\n{}```\n", cmd.render_long_help().to_string().trim_end().to_owned() + "\n");
     let names: Vec<String> =
         cmd.get_subcommands().filter(|s| s.get_name() != "help").map(|s| s.get_name().to_owned()).collect();

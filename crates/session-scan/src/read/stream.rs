@@ -40,11 +40,9 @@ pub fn with_thread_buffer<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
 /// How much a stream reads at a time, by the L2 cache each CPU has to itself ([`l2_share`]): a
 /// quarter of it, up to 1 MiB, when it is 2 MiB or more, else 64 KiB. A chunk must still be in
 /// L2 when its lines are scanned, and each read is a system call.
-/// Measured on the bench store's picker listing: on a Zen 4 VM (1 MiB of L2 per core, session 9)
-/// 64 KiB chunks were 1.050x faster than 1 MiB ones, 128 KiB 1.035x and 256 KiB 1.025x; on an Intel
-/// Xeon VM (2 MiB, session 21) 1 MiB chunks took 0.92-0.95x the CPU time of 64 KiB ones, less of
-/// it both in the process (user time 110 against 124 ms a run) and in the kernel (the full
-/// listing 0.92x, `usage` 0.98x), and 512 KiB the same as 1 MiB.
+/// On the bench store's picker listing: with 1 MiB of L2 per core, 64 KiB chunks are 1.05x faster
+/// than 1 MiB ones; with 2 MiB, 1 MiB chunks take 0.92-0.95x the CPU time of 64 KiB ones, both in
+/// the process and in the kernel, and 512 KiB the same as 1 MiB.
 pub(super) fn stream_chunk() -> u64 {
     static CHUNK: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     *CHUNK.get_or_init(|| chunk_for_l2_share(l2_share()))
@@ -165,9 +163,9 @@ impl Streamed {
 /// from that line on is read from a map instead (when the scan is asked for and the read strategy
 /// is [`ReadStrategy::Auto`]): past the size of the core's cache, copying a line into the buffer
 /// gains nothing and costs the copy, and a file with one such line (an image) tends to have more.
-/// Ten files of 30 MB holding 10 MB lines listed in 19.2 ms mapped against 32.7 ms streamed
-/// (session 16), which kept every file of 4 MiB or more mapped until this switch (session 17:
-/// 36.4 ms with the switch against 34.9 ms with those files mapped whole, 15 interleaved runs).
+/// Ten files of 30 MB holding 10 MB lines list in 19.2 ms mapped against 32.7 ms streamed; with
+/// this switch they take 36.4 ms against 34.9 ms mapped whole, while every other file keeps the
+/// stream, which is the faster for them.
 pub(super) const MAP_LINES_FROM: usize = 1 << 20;
 
 #[cfg(test)]
@@ -343,7 +341,7 @@ pub(super) fn carry(buf: &mut Vec<u8>, range: std::ops::Range<usize>) -> usize {
 /// read fills it as far as the file goes; `Take::read_to_end`, used alone before, began every
 /// chunk with small reads and doubled them (14 reads for a 112 KB file). Where it has not, and
 /// the bytes kept are less than a chunk, the room is added zeroed (each byte of a worker's buffer
-/// is zeroed once: the listing of the bench store used to zero 25 MB after short last reads).
+/// is zeroed once: zeroing after every short last read costs the bench store's listing 25 MB of writes).
 /// Where the bytes kept are more (a long line being gathered), the room is made by that
 /// `read_to_end` (no zeroing of a buffer growing for a long line), and whatever is left of it
 /// zeroed once.

@@ -88,9 +88,9 @@ pub(super) fn string_long(b: &[u8], open: usize) -> Result<(usize, bool), ScanEr
 }
 
 /// [`string_long_with`] as the call `vectorize` makes with the lanes' CPU features. Its body is
-/// always inlined there; a closure's was only while it stayed small (session 8: a larger string
-/// loop in a closure was left out of line, its intrinsics became calls, and the pass took 224
-/// instead of 33 ms).
+/// always inlined there; a closure's is only while it stays small (a larger string loop in a
+/// closure is left out of line, its intrinsics become calls, and the pass takes 224 instead of
+/// 33 ms).
 pub(super) struct LongString<'b, L> {
     pub(super) lanes: L,
     pub(super) b: &'b [u8],
@@ -276,8 +276,7 @@ impl BlockMasks for Lanes16 {
 /// the build stays portable. Scanning 300 MB of the bench store's lines once each, from cache,
 /// took 60 ms with 16-byte lanes, 46 ms with these and 42 ms with AVX-512's ([`Lanes64`]). The
 /// masks are taken with the tricks of [`Lanes64`], ten instructions for 32 bytes instead of
-/// thirteen: session 13, the picker's instructions -3.5% on 129 files of the bench store, its
-/// time unchanged (1.001x, 21 runs).
+/// thirteen (the picker's instructions -3.5% on 129 files of the bench store, its time the same).
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 pub(super) struct Lanes32(pub(super) pulp::x86::V3);
@@ -412,12 +411,11 @@ pub(super) fn string_blocks_with(lanes: impl BlockMasks, b: &[u8], mut i: usize,
 /// added to `backslashes`. Which bytes are escaped is worked out for the whole block at once from
 /// the runs of backslashes; `\n`, `\"` and `\t` are known good from the masks, and the other
 /// escaped bytes are checked by [`BlockMasks::odd_escapes`] (with AVX2 or AVX-512, the whole block
-/// at once: session 21, picker CPU 0.988x, 41 runs twice; strings of tool results with `\u`
-/// escapes took 12% less time from cache, 18.9 against 21.6 ms). A block with neither such a
-/// byte nor a stop passes after one branch (two before session 15: instructions -0.2% to -0.5% on every hot
-/// path, tool-result lines 3.7-5.6% faster from cache). Before the runs, a block whose backslashes
-/// each escape a usual letter passes on a shorter test (session 16: the picker's instructions
-/// -4.7% on 129 files of the bench store, tool-result lines 11-12% faster from cache).
+/// at once: strings of tool results with `\u` escapes take 18.9 ms from cache against 21.6 ms a
+/// byte at a time). A block with neither such a byte nor a stop passes after one branch (with two,
+/// every hot path takes 0.2-0.5% more instructions). Before the runs, a block whose backslashes
+/// each escape a usual letter passes on a shorter test (the picker's instructions -4.7% on 129
+/// files of the bench store, tool-result lines 11-12% faster from cache).
 #[inline(always)]
 pub(super) fn block64(
     lanes: impl BlockMasks,
