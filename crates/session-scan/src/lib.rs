@@ -12,6 +12,7 @@ pub mod list;
 pub mod manifest;
 #[allow(unsafe_code)] // the one module that maps files; each block has its `// SAFETY:` reason
 mod mmap;
+pub mod named;
 pub mod read;
 pub mod redact;
 pub mod render;

@@ -17,6 +17,12 @@ pub enum Scope {
         /// The sessions root.
         root: PathBuf,
     },
+    /// Sessions named one by one (files, and the files under folders), ordered as `listAll` orders
+    /// a store's.
+    Files {
+        /// The files.
+        files: Vec<PathBuf>,
+    },
     /// `list(cwd, dir)`: one flat directory; sessions whose resolved header `cwd` differs from
     /// `cwd` are left out when `filter` is set (a directory other than `cwd`'s default).
     Dir {
@@ -70,6 +76,13 @@ pub fn discover_with(scope: &Scope, stat: Stat) -> Vec<Candidate> {
             }
             out
         }
+        Scope::Files { files } => {
+            let mut out: Vec<Candidate> = files.iter().cloned().map(candidate).collect();
+            if stat == Stat::Now {
+                js_sort_newest_first(&mut out, |c| (c.mtime, &c.path));
+            }
+            out
+        }
         Scope::Dir { dir, .. } => {
             let mut names = jsonl_names(dir);
             session_core::jssort::js_sort(&mut names, |a, b| f64::from(locale_compare(b, a) as i8));
@@ -97,7 +110,7 @@ fn js_sort_newest_first<T>(items: &mut [T], key: impl Fn(&T) -> (Option<f64>, &P
 /// into Pi's pre-sort order, by the mtimes taken when they were read. A no-op for a flat
 /// directory, whose order does not depend on mtimes.
 pub fn presort(scope: &Scope, listed: &mut [Listed]) {
-    if let Scope::All { .. } = scope {
+    if let Scope::All { .. } | Scope::Files { .. } = scope {
         js_sort_newest_first(listed, |l| (l.mtime, &l.path));
     }
 }
@@ -113,7 +126,7 @@ fn basename(p: &Path) -> String {
 
 /// Names ending in `.jsonl` (case-sensitive) in one directory, in byte order (as Node's
 /// `readdirSync` gives them); none if it cannot be read.
-pub(crate) fn jsonl_names(dir: &Path) -> Vec<String> {
+pub fn jsonl_names(dir: &Path) -> Vec<String> {
     let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
     // As Node decodes names (invalid UTF-8 replaced); valid ones checked by the fast validator.
     let name = |e: std::fs::DirEntry| e.file_name().into_string().unwrap_or_else(|n| n.to_string_lossy().into_owned());
@@ -456,7 +469,7 @@ pub fn listing(scope: &Scope) -> Vec<Listed> {
     let mut listed = read_infos(&discover(scope), Reading::new(Texts::Skip, false));
     let filter = match scope {
         Scope::Dir { filter, .. } => filter.as_deref(),
-        Scope::All { .. } => None,
+        Scope::All { .. } | Scope::Files { .. } => None,
     };
     listed.retain(|l| l.info.as_ref().is_ok_and(|info| filter.is_none_or(|c| cwd_matches(info, c))));
     sort_by_modified(&mut listed);

@@ -329,24 +329,29 @@ fn the_table_fits_the_width_in_terminal_columns() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A root or folder that is not there lists nothing, as Pi's does, and says why on stderr; a cwd
-/// without sessions (no folder of its own under an existing root) lists nothing quietly.
+/// A path that is not there is an error (exit 2) that names it, whether given as a session or
+/// as a folder option; a file given to `list` is listed; a cwd without sessions (no folder of its
+/// own under an existing root) lists nothing quietly.
 #[test]
-fn a_missing_root_lists_nothing_and_says_why() {
+fn a_missing_path_is_an_error_and_a_file_is_listed() {
     let dir = scratch("missing");
     let file = good_file(&dir, "plain.jsonl");
     let missing = dir.join("not-there");
-    for (args, why) in [
-        (vec!["list".into(), "--json".into(), missing.clone().into_os_string()], "no such folder"),
-        (vec!["list".into(), "--json".into(), "--dir".into(), missing.clone().into_os_string()], "no such folder"),
-        (vec!["list".into(), "--json".into(), file.clone().into_os_string()], "not a folder"),
+    for args in [
+        vec!["list".into(), "--json".into(), missing.clone().into_os_string()],
+        vec!["list".into(), "--json".into(), "--dir".into(), missing.clone().into_os_string()],
+        vec!["list".into(), "--json".into(), "--root-dir".into(), missing.clone().into_os_string()],
     ] {
         let out = run(scan().args(&args));
-        assert_eq!(out.status.code(), Some(0));
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "[]\n");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty());
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(why) && stderr.contains("no sessions to list"), "{args:?}: {stderr}");
+        assert!(stderr.contains("not-there: no such file or folder"), "{args:?}: {stderr}");
     }
+    let out = run(scan().args(["list", "--json"]).arg(&file));
+    assert_eq!(out.status.code(), Some(0));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.as_array().map(Vec::len), Some(1), "the file's session");
     let out = run(scan().args(["list", "--json", "--cwd", "/no/sessions/here"]).arg(&dir));
     assert_eq!((out.status.code(), &out.stdout[..], &out.stderr[..]), (Some(0), &b"[]\n"[..], &b""[..]));
     std::fs::remove_dir_all(&dir).unwrap();

@@ -524,7 +524,7 @@ fn in_pi_order_presorted(
     use session_scan::list;
     let filter = match scope {
         list::Scope::Dir { filter, .. } => filter.clone(),
-        list::Scope::All { .. } => None,
+        list::Scope::All { .. } | list::Scope::Files { .. } => None,
     };
     listed.retain(|l| l.info.as_ref().is_ok_and(|i| filter.as_deref().is_none_or(|c| list::cwd_matches(i, c))));
     list::sort_by_modified(&mut listed);

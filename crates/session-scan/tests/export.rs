@@ -278,7 +278,7 @@ fn an_id_prefix_is_found_in_the_store_as_pi_finds_it() {
     assert!(text.contains(&format!("- **File:** `{}`", folder.join("s.jsonl").display())), "{text}");
     let out = run("0000");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no session file or session id matches \"0000\""));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("0000: no session file, folder or session id matches"));
     std::fs::remove_dir_all(&home).unwrap();
 }
 

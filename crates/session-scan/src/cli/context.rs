@@ -1,22 +1,22 @@
 //! `session-scan context`: what the model sees, rebuilt from a leaf in Pi's, Atomic's or the
 //! harness's rules.
 
-use std::borrow::Cow;
-use std::path::PathBuf;
-
 use session_core::context::harness4;
 use session_core::context::{Dialect, LeafChoice, Message, build_context, convert_to_llm};
 use session_core::json::{JsStr, Value};
 use session_scan::render;
+use std::borrow::Cow;
 
 use super::per_file::{FileArgs, Outcome, load, run_files};
+use super::sessions::{self, WhenNone};
 
 /// The sessions, the leaf, the dialect and the output form.
 #[derive(clap::Args)]
 pub struct ContextArgs {
-    /// Session files, or folders searched for *.jsonl.
-    #[arg(required = true)]
-    files: Vec<PathBuf>,
+    /// Session files, folders of them, or session ids or id prefixes (default: the session `pi -c`
+    /// would continue here).
+    #[arg(value_name = "SESSION")]
+    sessions: Vec<String>,
     /// One JSON object per file per line.
     #[arg(long)]
     json: bool,
@@ -50,7 +50,7 @@ enum FormatArg {
 
 /// Runs it: `Ok(true)` when a file could not be read.
 pub fn run(a: &ContextArgs) -> anyhow::Result<bool> {
-    let files = FileArgs { files: a.files.clone(), json: a.json };
+    let files = FileArgs { files: sessions::paths(&a.sessions, false, WhenNone::Recent)?, json: a.json };
     Ok(run_files(&files, |file, bytes, json| context_of_file(a, file, bytes, json))?.failed)
 }
 

@@ -6,16 +6,17 @@ use std::path::PathBuf;
 use session_core::PropertyValue;
 use session_core::json::JsStr;
 use session_scan::export::{ExportOptions, write_markdown};
-use session_scan::list;
+use session_scan::named;
 use session_scan::redact::Redactor;
-use session_scan::resolve::{self, Places, Resolved};
+use session_scan::resolve::Places;
 
 /// `session-scan export`.
 #[derive(clap::Args)]
 pub struct ExportArgs {
     /// A session file, or a session id or id prefix found as `pi --session` finds it (the cwd's
-    /// sessions first, then the whole store).
-    session: String,
+    /// sessions first, then the whole store; an ambiguous prefix is refused). Default: the session
+    /// `pi -c` would continue here.
+    session: Option<String>,
     /// End the branch at this entry instead of the session's leaf.
     #[arg(long)]
     leaf: Option<String>,
@@ -39,21 +40,13 @@ pub struct ExportArgs {
     atomic: bool,
 }
 
-/// The file SESSION names: itself when it is a file, else what `pi --session` would open.
+/// The file SESSION names, by the rule every command follows.
 fn session_file(a: &ExportArgs) -> anyhow::Result<PathBuf> {
-    let given = PathBuf::from(&a.session);
-    if a.session.is_empty() {
-        anyhow::bail!("export: an empty SESSION names nothing");
-    }
-    if given.is_file() {
-        return Ok(given);
-    }
     let places = Places::for_args(a.cwd.as_deref(), a.dir.clone(), a.atomic);
-    let mut non_string_id = |_: &list::Listed| {};
-    match resolve::resolve_session(&a.session, &places, &mut non_string_id) {
-        Resolved::Path(path) | Resolved::Local(path) | Resolved::Global { path, .. } => Ok(path),
-        Resolved::NotFound => anyhow::bail!("export: no session file or session id matches {:?}", a.session),
-    }
+    Ok(match &a.session {
+        Some(arg) => named::resolve_arg(arg, &places)?,
+        None => named::recent(&places)?,
+    })
 }
 
 /// Runs it (lines Pi skips are said on stderr, as `context` says them, and do not fail it).

@@ -1,16 +1,16 @@
 //! `session-scan files`: the files each session read and changed.
 
-use std::path::PathBuf;
-
 use session_scan::render;
 
 use super::per_file::{FileArgs, Outcome, load, run_files};
+use super::sessions::{self, WhenNone};
 
 /// The sessions to read and which paths to show.
 #[derive(clap::Args)]
 pub struct FilesArgs {
-    /// Session files, or folders searched for *.jsonl (default: Pi's session store).
-    files: Vec<PathBuf>,
+    /// Session files, folders of them, or session ids or id prefixes (default: Pi's whole store).
+    #[arg(value_name = "SESSION")]
+    sessions: Vec<String>,
     /// Only paths that contain this text, and only the sessions that have one.
     #[arg(long, value_name = "TEXT")]
     path: Option<String>,
@@ -26,7 +26,7 @@ pub struct FilesArgs {
 /// Runs it: `Ok(true)` when a file could not be read.
 pub fn run(a: &FilesArgs) -> anyhow::Result<bool> {
     // Without a path, Pi's store (its session-dir override first), as `usage` reads it.
-    let files = if a.files.is_empty() { vec![session_scan::store::store_here(a.atomic)] } else { a.files.clone() };
+    let files = sessions::paths(&a.sessions, a.atomic, WhenNone::Store)?;
     let files = FileArgs { files, json: a.json };
     Ok(run_files(&files, |file, bytes, json| files_of_session(a, file, bytes, json))?.failed)
 }

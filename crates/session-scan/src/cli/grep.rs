@@ -1,21 +1,21 @@
 //! `session-scan grep`: a text or pattern in every text of the sessions, with its place.
 
-use std::path::PathBuf;
-
 use session_core::entry_texts::Kind;
 use session_scan::grep::Grep;
 use session_scan::render;
 
 use super::filters::SessionFilter;
 use super::per_file::{FileArgs, Outcome, load, run_files};
+use super::sessions::{self, WhenNone};
 
 /// The pattern, where to look, and how to print.
 #[derive(clap::Args)]
 pub struct GrepArgs {
     /// The text to find (as it is; with --regex a regular expression).
     pattern: String,
-    /// Session files, or folders searched for *.jsonl (default: Pi's session store).
-    files: Vec<PathBuf>,
+    /// Session files, folders of them, or session ids or id prefixes (default: Pi's whole store).
+    #[arg(value_name = "SESSION")]
+    sessions: Vec<String>,
     /// A regular expression (the `regex` crate's syntax: Perl-like, Unicode, no look-around).
     #[arg(long, short = 'E')]
     regex: bool,
@@ -62,7 +62,7 @@ pub fn run(a: &GrepArgs) -> anyhow::Result<bool> {
         .map_err(|e| anyhow::anyhow!("not a regular expression: {e}"))?
         .on_days(days);
     let color = render::stdout_color();
-    let files = if a.files.is_empty() { vec![session_scan::store::store_here(a.atomic)] } else { a.files.clone() };
+    let files = sessions::paths(&a.sessions, a.atomic, WhenNone::Store)?;
     let files = FileArgs { files, json: a.json };
     let totals = run_files(&files, |file, bytes, json| grep_session(a, &grep, color, file, bytes, json))?;
     Ok(totals.failed || !totals.found)

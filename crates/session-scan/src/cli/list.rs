@@ -12,10 +12,12 @@ use super::search::{Search, SortMode};
 
 #[derive(clap::Args)]
 pub struct ListArgs {
-    /// The sessions root (default: $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions).
-    root: Option<PathBuf>,
+    /// A sessions root or a project's folder of sessions, or session files and ids (default: Pi's
+    /// store, $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions, or its session-dir override).
+    #[arg(value_name = "SESSION")]
+    sessions: Vec<String>,
     /// The sessions root, as an option.
-    #[arg(long, conflicts_with = "root")]
+    #[arg(long, conflicts_with = "sessions")]
     root_dir: Option<PathBuf>,
     /// List one cwd: its folder under the root (filtered by header cwd unless it is the default
     /// root, as Pi 1.6 does), or, with --dir, the sessions of that cwd in the flat folder.
@@ -138,10 +140,10 @@ pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<
                 .ok_or_else(|| anyhow::anyhow!("--since: not a date: {s:?} (use YYYY-MM-DD)"))?,
         ),
     };
-    let scope = scope_of(a);
+    let scope = scope_of(a)?;
     let filter = match &scope {
         Scope::Dir { filter, .. } => filter.clone(),
-        Scope::All { .. } => None,
+        Scope::All { .. } | Scope::Files { .. } => None,
     };
     let hide_internal = a.atomic && !a.include_internal;
     let reading = list::Reading::new(texts, hide_internal);
@@ -185,6 +187,7 @@ pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<
         _ if since.is_some() || limit.is_some() => None,
         Scope::All { root } => Some(session_scan::cache::ReadAll::Store(root)),
         Scope::Dir { dir, .. } => Some(session_scan::cache::ReadAll::Folder(dir)),
+        Scope::Files { .. } => None,
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -314,8 +317,23 @@ fn open_cache(
 }
 
 /// The sessions to list: the whole store, or one folder (filtered by cwd where Pi filters it).
-fn scope_of(a: &ListArgs) -> Scope {
-    let given_root = a.root.clone().or(a.root_dir.clone());
+fn scope_of(a: &ListArgs) -> anyhow::Result<Scope> {
+    let named = super::sessions::paths(&a.sessions, a.atomic, super::sessions::WhenNone::Store)?;
+    // A folder named by an option must be there too, as every path the user names.
+    for dir in [&a.dir, &a.root_dir].into_iter().flatten() {
+        if !dir.exists() {
+            anyhow::bail!(session_scan::named::NameError::Missing(dir.to_string_lossy().into_owned()));
+        }
+    }
+    let given_root = match named.as_slice() {
+        _ if a.sessions.is_empty() => a.root_dir.clone(),
+        // A project's folder: the files in it, as `list(cwd, dir)` lists a flat folder.
+        [dir] if dir.is_dir() && !list::jsonl_names(dir).is_empty() && a.cwd.is_none() => {
+            return Ok(Scope::Dir { dir: dir.clone(), filter: None });
+        }
+        [dir] if dir.is_dir() => Some(dir.clone()),
+        _ => return Ok(Scope::Files { files: session_scan::expand_paths(&named) }),
+    };
     let resolved_cwd = a.cwd.as_deref().map(store::resolve_path);
     // Without a root or folder given, Pi's own session-dir override (environment, then settings)
     // names the flat folder its picker lists, if there is one.
@@ -336,7 +354,7 @@ fn scope_of(a: &ListArgs) -> Scope {
         let why = if folder.exists() { "not a folder" } else { "no such folder" };
         eprintln!("session-scan: {}: {why}; no sessions to list", folder.display());
     }
-    match (dir, &resolved_cwd) {
+    Ok(match (dir, &resolved_cwd) {
         // 1.6 filters a folder by the sessions' cwd unless it is that cwd's default folder.
         (Some(dir), Some(cwd)) => {
             let is_default = dir == default_root.join(store::encode_cwd(cwd));
@@ -349,7 +367,7 @@ fn scope_of(a: &ListArgs) -> Scope {
             Scope::Dir { dir, filter: (!is_default).then(|| cwd.clone()) }
         }
         (None, None) => Scope::All { root },
-    }
+    })
 }
 
 /// Scores a listed session against the search, keeping what was found and letting its texts go

@@ -20,6 +20,7 @@ mod per_file;
 mod reference;
 mod resolve;
 mod search;
+mod sessions;
 mod stats;
 mod tools;
 mod tree;
@@ -111,7 +112,7 @@ pub fn main() -> ExitCode {
         Ok(false) => ExitCode::SUCCESS,
         Ok(true) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("session-scan: {e}");
+            eprintln!("session-scan: {e:#}");
             ExitCode::from(2)
         }
     }

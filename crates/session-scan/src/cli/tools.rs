@@ -1,15 +1,15 @@
 //! `session-scan tools`: every tool's calls, failures and durations across sessions.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use session_core::json::{JsStr, Object, Value, write_json};
 use session_scan::tools::{ToolFigures, ToolsReport};
 
 #[derive(clap::Args)]
 pub struct ToolsArgs {
-    /// Session files, or folders searched for *.jsonl (default: Pi's session store).
-    files: Vec<PathBuf>,
+    /// Session files, folders of them, or session ids or id prefixes (default: Pi's whole store).
+    #[arg(value_name = "SESSION")]
+    sessions: Vec<String>,
     /// One JSON object: {"sessions","calls","copies","tools":[{"tool","calls","errors","unanswered",
     /// "sessions","durationMs":{"median","p95","max","total"}|null}]}.
     #[arg(long)]
@@ -104,7 +104,7 @@ fn table(report: &ToolsReport) -> String {
 
 /// Runs it: `Ok(true)` when a file could not be read.
 pub fn run(a: &ToolsArgs) -> anyhow::Result<bool> {
-    let roots = if a.files.is_empty() { vec![session_scan::store::store_here(a.atomic)] } else { a.files.clone() };
+    let roots = super::sessions::paths(&a.sessions, a.atomic, super::sessions::WhenNone::Store)?;
     let days = a.filter.days()?;
     let report = session_scan::tools::build(&session_scan::expand_paths(&roots), a.filter.project.as_deref(), &days);
     for (_, why) in &report.errors {

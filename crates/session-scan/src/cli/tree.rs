@@ -1,18 +1,18 @@
 //! `session-scan tree`: the entry tree of each session.
 
-use std::path::PathBuf;
-
 use session_core::json::write_json;
 use session_scan::render;
 
 use super::per_file::{FileArgs, Outcome, load, run_files};
+use super::sessions::{self, WhenNone};
 
 /// Session files to read, and the output form.
 #[derive(clap::Args)]
 pub struct TreeArgs {
-    /// Session files, or folders searched for *.jsonl.
-    #[arg(required = true)]
-    files: Vec<PathBuf>,
+    /// Session files, folders of them, or session ids or id prefixes (default: the session `pi -c`
+    /// would continue here).
+    #[arg(value_name = "SESSION")]
+    sessions: Vec<String>,
     /// One JSON object per file per line.
     #[arg(long)]
     json: bool,
@@ -20,7 +20,7 @@ pub struct TreeArgs {
 
 /// Runs it: `Ok(true)` when a file could not be read.
 pub fn run(a: &TreeArgs) -> anyhow::Result<bool> {
-    let files = FileArgs { files: a.files.clone(), json: a.json };
+    let files = FileArgs { files: sessions::paths(&a.sessions, false, WhenNone::Recent)?, json: a.json };
     Ok(run_files(&files, tree_of_file)?.failed)
 }
 

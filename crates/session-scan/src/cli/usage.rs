@@ -1,7 +1,6 @@
 //! `session-scan usage`: tokens and cost by day, week, month, session, project or model.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use session_core::json::{JsStr, Object, Value, write_json};
@@ -30,11 +29,10 @@ pub enum SortArg {
 
 #[derive(clap::Args)]
 pub struct UsageArgs {
-    /// How to group rows.
-    #[arg(value_enum)]
-    kind: Group,
-    /// The sessions root or any folder of session files (default: Pi's sessions root).
-    root: Option<PathBuf>,
+    /// The report (hourly, daily, weekly, monthly, session, project or model; default: daily), then
+    /// session files, folders of them, or session ids or id prefixes (default: Pi's whole store).
+    #[arg(value_name = "REPORT|SESSION")]
+    args: Vec<String>,
     /// Rows by provider/model inside each group.
     #[arg(long)]
     breakdown: bool,
@@ -68,7 +66,12 @@ pub struct UsageArgs {
 }
 
 pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
-    let group = a.kind;
+    use clap::ValueEnum;
+    let named_report = a.args.first().and_then(|first| Group::from_str(first, false).ok());
+    let (group, sessions) = match named_report {
+        Some(group) => (group, &a.args[1..]),
+        None => (Group::Daily, &a.args[..]),
+    };
     let days = a.filter.days()?;
     let tz_name =
         a.filter.timezone.clone().or_else(|| days.tz.iana_name().map(str::to_string)).unwrap_or_else(|| "local".into());
@@ -87,9 +90,17 @@ pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
     {
         eprintln!("session-scan: --since {since} is after --until {until}: no usage can fall between them");
     }
-    // Without a root, the session-dir override (environment, then settings) if there is one.
-    let root = a.root.clone().unwrap_or_else(|| session_scan::store::store_here(a.atomic));
-    let files = session_scan::expand_paths(&[root]);
+    let roots = super::sessions::paths(sessions, a.atomic, super::sessions::WhenNone::Store).map_err(|e| {
+        if named_report.is_none()
+            && e.downcast_ref::<session_scan::named::NameError>()
+                .is_some_and(|e| matches!(e, session_scan::named::NameError::NoMatch(_)))
+        {
+            anyhow::anyhow!("{e}, and it is not a report (hourly, daily, weekly, monthly, session, project, model)")
+        } else {
+            e
+        }
+    })?;
+    let files = session_scan::expand_paths(&roots);
     let done = AtomicUsize::new(0);
     let finished = std::sync::atomic::AtomicBool::new(false);
     let total = files.len();
