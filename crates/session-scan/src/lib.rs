@@ -18,6 +18,7 @@ pub mod redact;
 pub mod render;
 pub mod resolve;
 pub mod store;
+pub mod table;
 pub mod tools;
 pub mod usage;
 

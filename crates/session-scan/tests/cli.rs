@@ -309,7 +309,7 @@ fn the_table_fits_the_width_in_terminal_columns() {
         let message = MESSAGE.replace(r#""content":"hi""#, &format!("\"content\":{}", serde_json::json!(text)));
         std::fs::write(dir.join(format!("s{k}.jsonl")), format!("{header}\n{message}\n")).unwrap();
     }
-    for width in [60usize, 80, 133] {
+    for width in [60usize, 80, 133, 200] {
         let out = run(scan().args(["list", "--dir"]).arg(&dir).env("COLUMNS", width.to_string()).env("NO_COLOR", "1"));
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         let text = String::from_utf8(out.stdout).unwrap();
@@ -319,10 +319,17 @@ fn the_table_fits_the_width_in_terminal_columns() {
         for line in &lines {
             assert!(line.width() <= width, "{} columns, more than {width}: {line:?}", line.width());
         }
-        // The rows (every cwd is long) fill the width exactly (one column short when a wide character
-        // would straddle the edge).
-        for line in &lines[1..5] {
-            assert!(line.width() >= width - 1, "{} columns of {width}: {line:?}", line.width());
+        // From 80 columns the project is shown, and the rows (every cwd is long) fill the width
+        // (one column short when a wide character would straddle the edge), its end (the project's
+        // own name) kept; at 60 it leaves, before the first message is cut further.
+        if width >= 80 {
+            assert!(lines[0].contains("project"), "{text}");
+            for line in &lines[1..5] {
+                assert!(line.width() >= width - 1 || width == 200, "{} columns of {width}: {line:?}", line.width());
+                assert!(line.contains("の名前/") || width < 133, "{line}");
+            }
+        } else {
+            assert!(!lines[0].contains("project"), "{text}");
         }
         assert!(lines[1..5].iter().any(|l| l.contains('…')), "{text}");
     }

@@ -102,7 +102,11 @@ fn a_name_that_matches_nothing_is_exit_two_for_every_command() {
             let out = run(scan_at(&home, &project, &[]).args(*command).arg(arg));
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(2), "{command:?} {arg}: {stderr}");
-            let said = if arg == "9999" { "9999: no session file, folder or session id matches" } else { "no such file or folder" };
+            let said = if arg == "9999" {
+                "9999: no session file, folder or session id matches"
+            } else {
+                "no such file or folder"
+            };
             assert!(stderr.contains(said), "{command:?} {arg}: {stderr}");
         }
     }

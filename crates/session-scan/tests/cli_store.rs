@@ -432,13 +432,22 @@ fn where_pi_throws_on_a_name_or_a_null_block_stderr_says_so() {
         ),
     )
     .unwrap();
-    let context = run(scan().args(["context", "--json"]).arg(&file));
+    // By default one line sums the notes up; -v names each; -q says nothing.
+    let quiet = run(scan().args(["context", "--json", "-q"]).arg(&file));
+    assert!(quiet.status.success() && quiet.stderr.is_empty(), "{}", String::from_utf8_lossy(&quiet.stderr));
+    let summed = run(scan().args(["context", "--json"]).arg(&file));
+    let stderr = String::from_utf8_lossy(&summed.stderr);
+    assert_eq!(
+        stderr,
+        "session-scan: 1 line in 1 file skipped or set aside, as Pi skips them or fails on them (-v names each)\n"
+    );
+    let context = run(scan().args(["context", "--json", "-v"]).arg(&file));
     assert!(context.status.success());
     let record: serde_json::Value = serde_json::from_slice(&context.stdout).unwrap();
     assert_eq!(record["sessionName"], serde_json::Value::Null);
     let stderr = String::from_utf8_lossy(&context.stderr);
     assert!(stderr.contains(":3: byte 450: session name that is not a string"), "{stderr}");
-    let stats = run(scan().args(["stats", "--json"]).arg(&file));
+    let stats = run(scan().args(["stats", "--json", "-v"]).arg(&file));
     assert!(stats.status.success());
     let record: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
     assert_eq!(record["stats"]["toolCalls"], 1);

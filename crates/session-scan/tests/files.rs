@@ -19,7 +19,7 @@ fn file_lists_equal_pi_compactions_lists() {
     for corpus in ["sample-16", "real", "files", "edge", "escapes", "hostile", "adversarial"] {
         let part = format!("{corpus}/sessions");
         let out = Command::new(env!("CARGO_BIN_EXE_session-scan"))
-            .args(["files", "--json"])
+            .args(["files", "--json", "-v"])
             .arg(corpora.join(part))
             .output()
             .unwrap();

@@ -136,7 +136,7 @@ fn projects_that_split_the_store_add_up_to_it() {
 fn days_that_split_the_store_add_up_to_it() {
     let files = session_scan::expand_paths(&[corpora().join("sample-16/sessions")]);
     let days = |since: Option<&str>, until: Option<&str>| {
-        session_scan::days::DayRange::parse(since, until, Some("Europe/Paris")).unwrap()
+        session_scan::days::DayRange::parse(since, until, &jiff::tz::TimeZone::get("Europe/Paris").unwrap()).unwrap()
     };
     let calls = |r: &session_scan::tools::ToolsReport| r.tools.values().map(|f| f.calls).sum::<u64>();
     let all = calls(&session_scan::tools::build(&files, None, &all_days()));

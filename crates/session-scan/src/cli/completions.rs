@@ -8,7 +8,7 @@ pub struct CompletionsArgs {
 }
 
 /// Writes the script on stdout.
-pub fn run(a: &CompletionsArgs) -> anyhow::Result<bool> {
+pub fn run(a: &CompletionsArgs, _g: &super::Globals) -> anyhow::Result<bool> {
     clap_complete::generate(a.shell, &mut super::command(), "session-scan", &mut std::io::stdout());
     Ok(false)
 }

@@ -49,9 +49,9 @@ enum FormatArg {
 }
 
 /// Runs it: `Ok(true)` when a file could not be read.
-pub fn run(a: &ContextArgs) -> anyhow::Result<bool> {
+pub fn run(a: &ContextArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let files = FileArgs { files: sessions::paths(&a.sessions, false, WhenNone::Recent)?, json: a.json };
-    Ok(run_files(&files, |file, bytes, json| context_of_file(a, file, bytes, json))?.failed)
+    Ok(run_files(&files, g, |file, bytes, json| context_of_file(a, file, bytes, json))?.failed)
 }
 
 /// The context messages to print: as rebuilt, or after `convertToLlm`.

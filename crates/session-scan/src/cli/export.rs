@@ -26,7 +26,7 @@ pub struct ExportArgs {
     #[arg(long)]
     redact: bool,
     /// Show at most this many lines of each tool or command output.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::whole_number, allow_hyphen_values = true)]
     max_output_lines: Option<usize>,
     /// Where an id is looked up: as Pi run in this folder (default: the current folder).
     #[arg(long)]
@@ -49,8 +49,9 @@ fn session_file(a: &ExportArgs) -> anyhow::Result<PathBuf> {
     })
 }
 
-/// Runs it (lines Pi skips are said on stderr, as `context` says them, and do not fail it).
-pub fn run(a: &ExportArgs) -> anyhow::Result<bool> {
+/// Runs it (lines Pi skips are summed up on stderr, as every command sums them up, and do not
+/// fail it).
+pub fn run(a: &ExportArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let path = session_file(a)?;
     let file = path.to_string_lossy().into_owned();
     let mut buf = Vec::new();
@@ -61,9 +62,11 @@ pub fn run(a: &ExportArgs) -> anyhow::Result<bool> {
         let (line, offset) = e.place();
         anyhow::anyhow!("{}", session_scan::render::error_text(&file, line, offset, &e.reason()))
     })?;
-    for d in &session.diagnostics {
-        eprintln!("{file}:{}: byte {}: {}", d.line, d.offset, d.message);
-    }
+    let mut notes = super::per_file::Notes::default();
+    let said: Vec<String> =
+        session.diagnostics.iter().map(|d| format!("{file}:{}: byte {}: {}", d.line, d.offset, d.message)).collect();
+    notes.take(&said, g.verbosity);
+    notes.sum_up(g.verbosity);
     let leaf = a.leaf.as_ref().map(|id| PropertyValue::Str(JsStr::owned(id.clone())));
     let branch = session.branch(leaf.as_ref());
     if let Some(id) = &a.leaf

@@ -24,11 +24,11 @@ pub struct FilesArgs {
 }
 
 /// Runs it: `Ok(true)` when a file could not be read.
-pub fn run(a: &FilesArgs) -> anyhow::Result<bool> {
+pub fn run(a: &FilesArgs, g: &super::Globals) -> anyhow::Result<bool> {
     // Without a path, Pi's store (its session-dir override first), as `usage` reads it.
     let files = sessions::paths(&a.sessions, a.atomic, WhenNone::Store)?;
     let files = FileArgs { files, json: a.json };
-    Ok(run_files(&files, |file, bytes, json| files_of_session(a, file, bytes, json))?.failed)
+    Ok(run_files(&files, g, |file, bytes, json| files_of_session(a, file, bytes, json))?.failed)
 }
 
 fn files_of_session(a: &FilesArgs, file: &str, bytes: &[u8], json: bool) -> Outcome {

@@ -28,7 +28,7 @@ pub struct GrepArgs {
     #[arg(long = "in", value_name = "KINDS", value_delimiter = ',')]
     kinds: Vec<String>,
     /// At most N matches per session.
-    #[arg(long, short = 'm', value_name = "N")]
+    #[arg(long, short = 'm', value_name = "N", value_parser = super::whole_number, allow_hyphen_values = true)]
     max_count: Option<usize>,
     /// Only the sessions with a match, and how many.
     #[arg(long, short = 'l')]
@@ -46,7 +46,7 @@ pub struct GrepArgs {
 }
 
 /// Runs it: `Ok(true)` when nothing was found or a file could not be read, as grep's exit 1.
-pub fn run(a: &GrepArgs) -> anyhow::Result<bool> {
+pub fn run(a: &GrepArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let mut kinds = Vec::new();
     for name in &a.kinds {
         match Kind::from_name(name.trim()) {
@@ -57,14 +57,14 @@ pub fn run(a: &GrepArgs) -> anyhow::Result<bool> {
             }
         }
     }
-    let days = a.filter.days()?;
+    let days = a.filter.days(g)?;
     let grep = Grep::new(&a.pattern, a.regex, a.ignore_case, &kinds)
         .map_err(|e| anyhow::anyhow!("not a regular expression: {e}"))?
         .on_days(days);
-    let color = render::stdout_color();
+    let color = g.color;
     let files = sessions::paths(&a.sessions, a.atomic, WhenNone::Store)?;
     let files = FileArgs { files, json: a.json };
-    let totals = run_files(&files, |file, bytes, json| grep_session(a, &grep, color, file, bytes, json))?;
+    let totals = run_files(&files, g, |file, bytes, json| grep_session(a, &grep, color, file, bytes, json))?;
     Ok(totals.failed || !totals.found)
 }
 
@@ -74,6 +74,7 @@ fn grep_session(a: &GrepArgs, grep: &Grep, color: bool, file: &str, bytes: &[u8]
     if !session_scan::in_project(&session, a.filter.project.as_deref()) {
         // Another project's session: not searched, nothing said of it.
         o.stderr.clear();
+        o.notes.clear();
         return o;
     }
     let max = if a.files_with_matches { None } else { a.max_count };

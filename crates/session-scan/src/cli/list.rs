@@ -31,21 +31,30 @@ pub struct ListArgs {
     #[arg(long)]
     atomic: bool,
     /// With --atomic: show internal workflow sessions too.
-    #[arg(long)]
+    #[arg(long, requires = "atomic")]
     include_internal: bool,
     /// Sessions under the session they were forked from (their header's parentSession), each
     /// level newest first, as Pi's picker shows them without a search; rows get a "depth".
     #[arg(long)]
     threaded: bool,
-    /// Only these fields, comma-separated (without allMessagesText, texts are not read).
-    #[arg(long, value_delimiter = ',')]
+    /// Only these fields, comma-separated, in the JSON and as the table's columns.
+    ///
+    /// Fields: path, id, cwd, name, parentSessionPath, created, modified, messageCount,
+    /// firstMessage, allMessagesText (JSON only). Without allMessagesText, texts are not read.
+    /// The table's default columns: id (the shortest unique prefix, at least 8 characters, which
+    /// every command takes), modified, messages, name or first message, project.
+    #[arg(long, value_delimiter = ',', value_name = "FIELDS")]
     fields: Option<Vec<String>>,
     /// At most N sessions: the newest (with --threaded or a search, the first in that order).
-    #[arg(long)]
+    #[arg(long, value_name = "N", value_parser = super::whole_number, allow_hyphen_values = true)]
     limit: Option<usize>,
     /// Only sessions modified on or after this date (YYYY-MM-DD or an ISO date-time).
     #[arg(long)]
     since: Option<String>,
+    /// Only the sessions' paths, one per line, in the listing's order (for fzf, xargs, and
+    /// `pi --session "$(session-scan list --paths --limit 1)"`).
+    #[arg(long, conflicts_with_all = ["json", "ndjson", "fields"])]
+    paths: bool,
     /// The array with the reference's field names.
     #[arg(long, conflicts_with = "ndjson")]
     json: bool,
@@ -112,11 +121,11 @@ impl Tally {
     }
 }
 
-pub fn run(a: &ListArgs) -> anyhow::Result<bool> {
-    run_with(a, None)
+pub fn run(a: &ListArgs, g: &super::Globals) -> anyhow::Result<bool> {
+    run_with(a, g, None)
 }
 
-pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<bool> {
+pub(super) fn run_with(a: &ListArgs, g: &super::Globals, search: Option<&Search>) -> anyhow::Result<bool> {
     let started = std::time::Instant::now();
     let fields = chosen_fields(a)?;
     // Texts are read only when asked for, and then kept as the JSON text they are written as.
@@ -259,7 +268,7 @@ pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<
         listed.truncate(lim);
     }
     tally.shown = listed.len();
-    let written = write_rows(&mut out, a, &listed, &depths, &fields, with_hits);
+    let written = write_rows(&mut out, a, g, &listed, &depths, &fields, with_hits);
     if let Err(e) = written.and_then(|()| out.flush())
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
@@ -276,6 +285,10 @@ pub(super) fn run_with(a: &ListArgs, search: Option<&Search>) -> anyhow::Result<
 
 /// The fields asked for with `--fields` (checked), else every field of Pi's `SessionInfo`.
 fn chosen_fields(a: &ListArgs) -> anyhow::Result<Vec<String>> {
+    let table = !(a.json || a.ndjson || a.paths);
+    if table && a.fields.iter().flatten().any(|f| f == "allMessagesText") {
+        anyhow::bail!("--fields: the table shows no message texts; allMessagesText goes with --json or --ndjson");
+    }
     Ok(match &a.fields {
         Some(f) => {
             for name in f {
@@ -403,6 +416,7 @@ fn score_found(search: Option<&Search>, print_texts: bool, l: &mut Listed) {
 fn write_rows(
     out: &mut impl Write,
     a: &ListArgs,
+    g: &super::Globals,
     listed: &[Listed],
     depths: &[usize],
     fields: &[String],
@@ -431,8 +445,13 @@ fn write_rows(
             }
             out.write_all(if listed.is_empty() { b"]\n" } else { b"\n]\n" })
         })()
+    } else if a.paths {
+        listed.iter().filter(|l| l.info.is_ok()).try_for_each(|l| {
+            out.write_all(l.path.as_os_str().as_encoded_bytes())?;
+            out.write_all(b"\n")
+        })
     } else {
-        out.write_all(table(listed, depths).as_bytes())
+        out.write_all(table(listed, depths, a.fields.as_deref(), g).as_bytes())
     }
 }
 
@@ -534,114 +553,78 @@ fn row_json(l: &Listed, fields: &[String], with_hits: bool, depth: Option<usize>
 
 /// The table's width in columns: `COLUMNS` when set to a number (as `ls` reads it), else the
 /// terminal's, else 120; never under 60.
-fn table_width() -> usize {
-    let columns = std::env::var("COLUMNS").ok().and_then(|v| v.trim().parse::<usize>().ok()).filter(|&w| w > 0);
-    columns.or_else(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0))).unwrap_or(120).max(60)
-}
-
-/// `s` on one line in exactly `w` terminal columns (wide characters such as CJK and emoji take
-/// two): control characters become spaces, a longer text is cut and ends with `…`, a shorter one
-/// is padded with spaces.
-fn fit(s: &str, w: usize) -> String {
-    use unicode_width::UnicodeWidthChar;
-    let mut out = String::new();
-    let mut used = 0;
-    // Where the text is cut if it turns out too wide: before the first character that leaves no
-    // room for the `…` (the text is read only that far, however long it is).
-    let mut cut: Option<(usize, usize)> = None;
-    for c in s.chars().map(|c| if c.is_control() { ' ' } else { c }) {
-        let width = c.width().unwrap_or(0);
-        if used + width > w {
-            let (len, at) = cut.unwrap_or((out.len(), used));
-            out.truncate(len);
-            used = at;
-            if w > 0 {
-                out.push('…');
-                used += 1;
-            }
-            break;
-        }
-        if cut.is_none() && used + width >= w {
-            cut = Some((out.len(), used));
-        }
-        out.push(c);
-        used += width;
+/// A time in the zone of the command line, to the minute: `2025-01-26 08:37`.
+fn local_minute(ms: f64, zone: &session_scan::days::Zone) -> String {
+    if !ms.is_finite() {
+        return "?".to_owned();
     }
-    out.extend(std::iter::repeat_n(' ', w.saturating_sub(used)));
-    out
+    match jiff::Timestamp::from_millisecond(ms as i64) {
+        Ok(t) => zone.tz.to_datetime(t).strftime("%Y-%m-%d %H:%M").to_string(),
+        Err(_) => "?".to_owned(),
+    }
 }
 
-/// A table that fits the terminal: modified, messages, name or first message, cwd.
-fn table(listed: &[Listed], depths: &[usize]) -> String {
-    let width = table_width();
-    let color = session_scan::render::stdout_color();
-    let (dim, bold, reset) = if color { ("\x1b[2m", "\x1b[1m", "\x1b[0m") } else { ("", "", "") };
-    let cwd_width = (width / 4).clamp(10, 40);
-    let title_width = width.saturating_sub(16 + 1 + 6 + 2 + cwd_width + 2);
-    let mut out = format!(
-        "{bold}{:<16} {:>6}  {}  {}{reset}\n",
-        "modified",
-        "msgs",
-        fit("name / first message", title_width),
-        "cwd"
-    );
-    for (k, l) in listed.iter().enumerate() {
+/// The table: the columns `--fields` names, else id, modified, messages, name or first message,
+/// and project; fitted to the terminal (the project leaves first, then the messages).
+fn table(listed: &[Listed], depths: &[usize], fields: Option<&[String]>, g: &super::Globals) -> String {
+    use session_scan::table::{Column, RowStyle, Table, home_tilde, thousands};
+    const DEFAULT: [&str; 5] = ["id", "modified", "messageCount", "title", "cwd"];
+    let names: Vec<&str> = match fields {
+        Some(f) => f.iter().map(String::as_str).collect(),
+        None => DEFAULT.to_vec(),
+    };
+    let zone = format!("({})", g.zone.label);
+    let column = |name: &str| match name {
+        "id" => Column::text("id", 8),
+        "modified" => Column::text(&format!("modified {zone}"), 16),
+        "created" => Column::text(&format!("created {zone}"), 16).droppable(3),
+        "messageCount" => Column::number("msgs").droppable(2),
+        "title" => Column::text("name / first message", 20),
+        "name" => Column::text("name", 12),
+        "firstMessage" => Column::text("first message", 20),
+        "cwd" => Column::text("project", 16).middle().dim().droppable(4),
+        "path" => Column::text("path", 16).middle().dim().droppable(5),
+        _ => Column::text("parent session", 16).middle().dim().droppable(6),
+    };
+    let mut t = Table::new(names.iter().map(|n| column(n)).collect());
+    let shown: Vec<&Listed> = listed.iter().filter(|l| l.info.is_ok()).collect();
+    let ids: Vec<String> = shown
+        .iter()
+        .map(|l| {
+            l.info.as_ref().map(|i| String::from_utf8_lossy(&i.id.to_js_string()).into_owned()).unwrap_or_default()
+        })
+        .collect();
+    let short = session_scan::named::short_ids(&ids.iter().map(String::as_str).collect::<Vec<_>>(), 8);
+    let mut k = 0;
+    for (n, l) in listed.iter().enumerate() {
         let Ok(info) = &l.info else { continue };
         // A fork under its parent: indented, with a branch mark.
-        let depth = depths.get(k).copied().unwrap_or(0);
+        let depth = depths.get(n).copied().unwrap_or(0);
         let indent = if depth == 0 { String::new() } else { format!("{}└ ", "  ".repeat(depth - 1)) };
-        let title_width = title_width.saturating_sub(indent.chars().count());
-        let modified = if info.modified.is_nan() {
-            "?".to_string()
-        } else {
-            let iso = session_core::text::js_iso_string(info.modified);
-            iso.get(..16).unwrap_or(&iso).replace('T', " ")
+        let named = info.name.as_ref().map(|n| n.to_str_lossy().into_owned());
+        let cell = |name: &str| match name {
+            "id" => short[k].clone(),
+            "modified" => local_minute(info.modified, &g.zone),
+            "created" => local_minute(info.created, &g.zone),
+            "messageCount" => thousands(info.message_count as f64),
+            "title" => {
+                format!("{indent}{}", named.clone().unwrap_or_else(|| info.first_message.to_str_lossy().into_owned()))
+            }
+            "name" => named.clone().unwrap_or_default(),
+            "firstMessage" => info.first_message.to_str_lossy().into_owned(),
+            "cwd" => home_tilde(&info.cwd.to_str_lossy()),
+            "path" => home_tilde(&l.path.to_string_lossy()),
+            _ => info.parent_session.as_str().map(|p| home_tilde(&p.to_str_lossy())).unwrap_or_default(),
         };
-        let title = match &info.name {
-            Some(n) => format!("{indent}{bold}{}{reset}", fit(&n.to_str_lossy(), title_width)),
-            None => format!("{indent}{}", fit(&info.first_message.to_str_lossy(), title_width)),
-        };
-        out.push_str(&format!(
-            "{dim}{modified:<16}{reset} {:>6}  {title}  {dim}{}{reset}\n",
-            info.message_count,
-            fit(&info.cwd.to_str_lossy(), cwd_width).trim_end()
-        ));
+        t.row(names.iter().map(|n| cell(n)).collect(), RowStyle::Plain);
         for hit in l.found.iter().flat_map(|f| &f.hits) {
-            let head = format!("    line {} {}: ", hit.line, if hit.user { "user" } else { "assistant" });
-            let room = width.saturating_sub(head.chars().count());
-            out.push_str(&format!("{dim}{head}{reset}{}\n", fit(&hit.snippet, room).trim_end()));
+            let text = format!("  line {} {}: {}", hit.line, if hit.user { "user" } else { "assistant" }, hit.snippet);
+            let cells =
+                names.iter().map(|n| if matches!(*n, "title" | "firstMessage") { text.clone() } else { String::new() });
+            t.row(cells.collect(), RowStyle::Faint);
         }
+        k += 1;
     }
-    out.push_str(&format!("{dim}{} sessions{reset}\n", listed.len()));
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::fit;
-    use unicode_width::UnicodeWidthStr;
-
-    #[test]
-    fn fit_gives_exactly_the_columns_asked_for() {
-        // (text, width, expected)
-        let cases = [
-            ("abc", 5, "abc  "),
-            ("abcde", 5, "abcde"),
-            ("abcdef", 5, "abcd…"),
-            ("a\tb\nc", 5, "a b c"),
-            // A wide character that would straddle the edge is left out; the padding makes up.
-            ("数据处理", 5, "数据…"),
-            ("数据处理", 8, "数据处理"),
-            ("数据处理x", 8, "数据处… "),
-            ("🚀🚀", 3, "🚀…"),
-            ("e\u{301}tude", 5, "e\u{301}tude"),
-            ("", 3, "   "),
-            ("abc", 0, ""),
-        ];
-        for (text, width, expected) in cases {
-            let got = fit(text, width);
-            assert_eq!(got, expected, "{text:?} in {width}");
-            assert_eq!(got.width(), width, "{text:?} in {width}");
-        }
-    }
+    t.note(format!("{} sessions", shown.len()));
+    t.render(session_scan::table::width(), g.color)
 }

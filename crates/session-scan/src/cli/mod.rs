@@ -28,21 +28,88 @@ mod usage;
 
 /// The command line.
 #[derive(Parser)]
-#[command(name = "session-scan", version, about = "Fast, exact reader of Pi coding-agent session files")]
+#[command(
+    name = "session-scan",
+    version,
+    about = "Fast, exact reader of Pi coding-agent session files",
+    max_term_width = 100,
+    after_help = "Sessions: every command takes session files, folders of them, or session ids or id prefixes\n\
+                  (as `pi --session` finds them). See `session-scan help COMMAND`."
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Show times in this zone (an IANA name such as Europe/Paris, or an offset such as +02:00).
+    ///
+    /// Default: the machine's zone (TZ first). Days of --since and --until are this zone's days.
+    #[arg(long, global = true, value_name = "ZONE")]
+    timezone: Option<String>,
+    /// Show times in UTC (as --timezone UTC).
+    #[arg(long, global = true, conflicts_with = "timezone")]
+    utc: bool,
+    /// When to colour the output: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    color: ColorChoice,
+    /// Name every line Pi skips or fails on, with its place (by default, one line sums them up).
+    #[arg(long, short = 'v', global = true, conflicts_with = "quiet")]
+    verbose: bool,
+    /// Say nothing of the lines Pi skips or fails on.
+    #[arg(long, short = 'q', global = true)]
+    quiet: bool,
     /// Worker threads (default: all cores).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, hide_short_help = true, value_name = "N", value_parser = at_least_one)]
     threads: Option<usize>,
-    /// Map large files instead of reading them (the default: in a pass over lines, files of 8 MiB
-    /// or more, 64 MiB among many, and the rest of a file from a line of 1 MiB; a file that shrinks
-    /// while mapped is detected and read again).
-    #[arg(long, global = true, overrides_with = "no_mmap")]
+    /// Map large files instead of reading them.
+    ///
+    /// The default maps, in a pass over lines, files of 8 MiB or more (64 MiB among many) and the
+    /// rest of a file from a line of 1 MiB; a file that shrinks while mapped is read again.
+    #[arg(long, global = true, overrides_with = "no_mmap", hide_short_help = true)]
     mmap: bool,
     /// Read every file into memory; never map.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, hide_short_help = true)]
     no_mmap: bool,
+}
+
+/// When to colour the output.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// A whole number (0 or more).
+pub fn whole_number(s: &str) -> Result<usize, String> {
+    s.parse::<usize>().map_err(|_| format!("{s:?} is not a whole number (0 or more)"))
+}
+
+/// A whole number of 1 or more.
+pub fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{s:?} is not a whole number of 1 or more")),
+    }
+}
+
+/// How much to say of the lines Pi skips or fails on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Verbosity {
+    /// Nothing.
+    Quiet,
+    /// One line summing them up.
+    Summary,
+    /// Each, with its file, line and byte offset.
+    Each,
+}
+
+/// What every command is told by the options common to all: the zone, colour, how much to say.
+pub struct Globals {
+    /// The zone times are shown in.
+    pub zone: session_scan::days::Zone,
+    /// Colour on stdout.
+    pub color: bool,
+    /// How much to say of the lines Pi skips or fails on.
+    pub verbosity: Verbosity,
 }
 
 #[derive(Subcommand)]
@@ -82,6 +149,24 @@ enum Command {
 /// Parses the arguments, sets up the process and runs the command.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    let zone = match session_scan::days::Zone::from_args(cli.timezone.as_deref(), cli.utc) {
+        Ok(zone) => zone,
+        Err(e) => {
+            eprintln!("session-scan: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let color = match cli.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => session_scan::render::stdout_color(),
+    };
+    let verbosity = match (cli.quiet, cli.verbose) {
+        (true, _) => Verbosity::Quiet,
+        (false, true) => Verbosity::Each,
+        (false, false) => Verbosity::Summary,
+    };
+    let g = Globals { zone, color, verbosity };
     // `Date.parse` takes a time without an offset in the machine's zone (`TZ` first), as Node does;
     // it is read only if such a time is met.
     session_core::jsdate::set_local_zone(jiff::tz::TimeZone::system);
@@ -95,18 +180,18 @@ pub fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let result = match &cli.command {
-        Command::Tree(a) => tree::run(a),
-        Command::Stats(a) => stats::run(a),
-        Command::Context(a) => context::run(a),
-        Command::List(a) => list::run(a),
-        Command::Search(a) => search::run(a),
-        Command::Usage(a) => usage::run(a),
-        Command::Resolve(a) => resolve::run(a),
-        Command::Export(a) => export::run(a),
-        Command::Files(a) => files::run(a),
-        Command::Grep(a) => grep::run(a),
-        Command::Tools(a) => tools::run(a),
-        Command::Completions(a) => completions::run(a),
+        Command::Tree(a) => tree::run(a, &g),
+        Command::Stats(a) => stats::run(a, &g),
+        Command::Context(a) => context::run(a, &g),
+        Command::List(a) => list::run(a, &g),
+        Command::Search(a) => search::run(a, &g),
+        Command::Usage(a) => usage::run(a, &g),
+        Command::Resolve(a) => resolve::run(a, &g),
+        Command::Export(a) => export::run(a, &g),
+        Command::Files(a) => files::run(a, &g),
+        Command::Grep(a) => grep::run(a, &g),
+        Command::Tools(a) => tools::run(a, &g),
+        Command::Completions(a) => completions::run(a, &g),
     };
     match result {
         Ok(false) => ExitCode::SUCCESS,

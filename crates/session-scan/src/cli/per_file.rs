@@ -18,7 +18,10 @@ pub struct FileArgs {
 /// What one file produced: its stdout text and its diagnostics.
 pub struct Outcome {
     pub stdout: Vec<u8>,
+    /// What could not be done: always said.
     pub stderr: Vec<String>,
+    /// Lines Pi skips or fails on, with their place: said as `--verbose` and `--quiet` say.
+    pub notes: Vec<String>,
     pub failed: bool,
     /// `grep` found something here.
     pub found: bool,
@@ -26,7 +29,7 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn new() -> Outcome {
-        Outcome { stdout: Vec::new(), stderr: Vec::new(), failed: false, found: false }
+        Outcome { stdout: Vec::new(), stderr: Vec::new(), notes: Vec::new(), failed: false, found: false }
     }
 
     /// Records that `file` could not be used: on stderr with its line and offset, and in place of
@@ -40,9 +43,9 @@ impl Outcome {
         }
     }
 
-    /// Notes a diagnostic of the file on stderr, with its line and byte offset.
+    /// Notes a line Pi skips or fails on, with its line and byte offset.
     pub fn note(&mut self, file: &str, line: u64, offset: u64, message: &str) {
-        self.stderr.push(format!("{file}:{line}: byte {offset}: {message}"));
+        self.notes.push(format!("{file}:{line}: byte {offset}: {message}"));
     }
 }
 
@@ -54,7 +57,7 @@ pub struct Totals {
 
 /// Runs `each` over every file under `args.files`, in parallel, printing each outcome in the
 /// order the files were given; memory holds a window of outputs, not the whole run's.
-pub fn run_files<F>(args: &FileArgs, each: F) -> anyhow::Result<Totals>
+pub fn run_files<F>(args: &FileArgs, g: &super::Globals, each: F) -> anyhow::Result<Totals>
 where
     F: Fn(&str, &[u8], bool) -> Outcome + Sync,
 {
@@ -70,6 +73,7 @@ where
     let mut totals = Totals { failed: false, found: false };
     let window = rayon::current_num_threads().max(1) * 8;
     let mut write_error = None;
+    let mut notes = Notes::default();
     session_scan::in_order::map_ordered(
         &paths,
         window,
@@ -78,6 +82,7 @@ where
             for line in &o.stderr {
                 eprintln!("{line}");
             }
+            notes.take(&o.notes, g.verbosity);
             totals.failed |= o.failed;
             totals.found |= o.found;
             match out.write_all(&o.stdout) {
@@ -89,6 +94,7 @@ where
             }
         },
     );
+    notes.sum_up(g.verbosity);
     let result = match write_error {
         Some(e) => Err(e),
         None => out.flush(),
@@ -148,4 +154,39 @@ pub fn load<'b>(o: &mut Outcome, file: &str, bytes: &'b [u8], json: bool) -> Opt
             None
         }
     }
+}
+
+/// The lines Pi skips or fails on, counted over a run.
+#[derive(Default)]
+pub struct Notes {
+    lines: usize,
+    files: usize,
+}
+
+impl Notes {
+    /// Takes one file's notes: each said with `--verbose`, else counted.
+    pub fn take(&mut self, notes: &[String], verbosity: super::Verbosity) {
+        if verbosity == super::Verbosity::Each {
+            for note in notes {
+                eprintln!("{note}");
+            }
+        }
+        self.lines += notes.len();
+        self.files += usize::from(!notes.is_empty());
+    }
+
+    /// One line summing the run's notes up, unless each was said or `--quiet` asks for silence.
+    pub fn sum_up(&self, verbosity: super::Verbosity) {
+        if verbosity == super::Verbosity::Summary && self.lines > 0 {
+            let (lines, files) = (plural(self.lines, "line"), plural(self.files, "file"));
+            eprintln!(
+                "session-scan: {lines} in {files} skipped or set aside, as Pi skips them or fails on them (-v names each)"
+            );
+        }
+    }
+}
+
+/// `1 line`, `2 lines`.
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }

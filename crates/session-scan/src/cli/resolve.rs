@@ -30,7 +30,7 @@ pub struct ResolveArgs {
 }
 
 /// Runs it: `Ok(true)` when nothing was found (exit 1).
-pub fn run(a: &ResolveArgs) -> anyhow::Result<bool> {
+pub fn run(a: &ResolveArgs, _g: &super::Globals) -> anyhow::Result<bool> {
     let places = Places::for_args(a.cwd.as_deref(), a.dir.clone(), false);
     let mut row: Vec<(&str, String)> = Vec::new();
     if a.continue_recent {

@@ -21,7 +21,7 @@ pub struct SearchArgs {
     /// Also show where: up to N messages of each session whose text holds a word or phrase of the
     /// query as it is (or a match of the pattern), with their line, byte offset, entry id, role
     /// and the text around the first place found.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::whole_number, allow_hyphen_values = true)]
     hits: usize,
 }
 
@@ -43,7 +43,7 @@ pub(super) struct Search {
 }
 
 /// `session-scan search`.
-pub fn run(a: &SearchArgs) -> anyhow::Result<bool> {
+pub fn run(a: &SearchArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let query = session_core::search::Query::parse(&a.query).map_err(|e| anyhow::anyhow!("search: {e}"))?;
-    run_with(&a.list, Some(&Search { query, sort: a.sort, named: a.named, hits: a.hits }))
+    run_with(&a.list, g, Some(&Search { query, sort: a.sort, named: a.named, hits: a.hits }))
 }

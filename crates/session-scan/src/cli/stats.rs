@@ -19,9 +19,9 @@ pub struct StatsArgs {
 }
 
 /// Runs it: `Ok(true)` when a file could not be read.
-pub fn run(a: &StatsArgs) -> anyhow::Result<bool> {
+pub fn run(a: &StatsArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let files = FileArgs { files: sessions::paths(&a.sessions, false, WhenNone::Recent)?, json: a.json };
-    Ok(run_files(&files, stats_of_file)?.failed)
+    Ok(run_files(&files, g, stats_of_file)?.failed)
 }
 
 fn stats_of_file(file: &str, bytes: &[u8], json: bool) -> Outcome {

@@ -103,9 +103,9 @@ fn table(report: &ToolsReport) -> String {
 }
 
 /// Runs it: `Ok(true)` when a file could not be read.
-pub fn run(a: &ToolsArgs) -> anyhow::Result<bool> {
+pub fn run(a: &ToolsArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let roots = super::sessions::paths(&a.sessions, a.atomic, super::sessions::WhenNone::Store)?;
-    let days = a.filter.days()?;
+    let days = a.filter.days(g)?;
     let report = session_scan::tools::build(&session_scan::expand_paths(&roots), a.filter.project.as_deref(), &days);
     for (_, why) in &report.errors {
         eprintln!("{why}");

@@ -19,9 +19,9 @@ pub struct TreeArgs {
 }
 
 /// Runs it: `Ok(true)` when a file could not be read.
-pub fn run(a: &TreeArgs) -> anyhow::Result<bool> {
+pub fn run(a: &TreeArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let files = FileArgs { files: sessions::paths(&a.sessions, false, WhenNone::Recent)?, json: a.json };
-    Ok(run_files(&files, tree_of_file)?.failed)
+    Ok(run_files(&files, g, tree_of_file)?.failed)
 }
 
 fn tree_of_file(file: &str, bytes: &[u8], json: bool) -> Outcome {

@@ -50,7 +50,7 @@ pub struct UsageArgs {
     #[arg(long, value_enum, default_value_t = SortArg::Key)]
     sort: SortArg,
     /// Only the first N groups, after ordering (the totals stay those of every row).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::whole_number, allow_hyphen_values = true)]
     limit: Option<usize>,
     /// JSON with a schemaVersion (see README).
     #[arg(long, conflicts_with = "csv")]
@@ -65,16 +65,15 @@ pub struct UsageArgs {
     atomic: bool,
 }
 
-pub fn run(a: &UsageArgs) -> anyhow::Result<bool> {
+pub fn run(a: &UsageArgs, g: &super::Globals) -> anyhow::Result<bool> {
     use clap::ValueEnum;
     let named_report = a.args.first().and_then(|first| Group::from_str(first, false).ok());
     let (group, sessions) = match named_report {
         Some(group) => (group, &a.args[1..]),
         None => (Group::Daily, &a.args[..]),
     };
-    let days = a.filter.days()?;
-    let tz_name =
-        a.filter.timezone.clone().or_else(|| days.tz.iana_name().map(str::to_string)).unwrap_or_else(|| "local".into());
+    let days = a.filter.days(g)?;
+    let tz_name = g.zone.label.clone();
     let opts = Options {
         group,
         breakdown: a.breakdown,
