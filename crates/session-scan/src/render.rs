@@ -560,6 +560,17 @@ pub fn write_file_lists(
 /// "tool"?,"match","text"}` a line each (`id` is `null` when the entry has no string id); else
 /// `FILE:LINE: KIND (TOOL): TEXT`. With `files_only`, one line for a session with matches:
 /// `{"file","sessionId","matches"}`, or `FILE (N)`.
+/// How `grep`'s text lines are shown: the file as people read it, the width to fit, colour.
+pub struct GrepText<'a> {
+    /// The file, shortened (relative to the store, or with `~`).
+    pub shown: &'a str,
+    /// The terminal's width: each line is fitted to it, the match kept in view.
+    pub width: usize,
+    /// The match in colour.
+    pub color: bool,
+}
+
+/// `grep`'s hits of one session: JSON records (the file as given), or text lines.
 pub fn write_grep_hits(
     out: &mut Vec<u8>,
     file: &str,
@@ -567,7 +578,7 @@ pub fn write_grep_hits(
     hits: &[crate::grep::Hit],
     files_only: bool,
     json: bool,
-    color: bool,
+    text_form: &GrepText<'_>,
 ) {
     use session_core::json::Object;
     if hits.is_empty() {
@@ -586,7 +597,7 @@ pub fn write_grep_hits(
             session_core::json::write_json(&Value::Object(o), out);
             out.push(b'\n');
         } else {
-            out.extend_from_slice(format!("{file} ({})\n", hits.len()).as_bytes());
+            out.extend_from_slice(format!("{} ({})\n", text_form.shown, hits.len()).as_bytes());
         }
         return;
     }
@@ -606,15 +617,47 @@ pub fn write_grep_hits(
             out.push(b'\n');
         } else {
             let tool = hit.tool.as_deref().map_or(String::new(), |t| format!(" ({t})"));
-            let text = if color {
-                let m = &hit.text_match;
-                format!("{}\x1b[1;31m{}\x1b[0m{}", &hit.text[..m.start], &hit.text[m.clone()], &hit.text[m.end..])
+            let head = format!("{}:{}: {}{tool}: ", text_form.shown, hit.line, hit.kind.name());
+            let room = text_form.width.saturating_sub(crate::table::display_width(&head)).max(20);
+            let (before, matched, after) = match_in_view(&hit.text, hit.text_match.clone(), room);
+            let text = if text_form.color {
+                format!("{before}\x1b[1;31m{matched}\x1b[0m{after}")
             } else {
-                hit.text.clone()
+                format!("{before}{matched}{after}")
             };
-            out.extend_from_slice(format!("{file}:{}: {}{tool}: {text}\n", hit.line, hit.kind.name()).as_bytes());
+            out.extend_from_slice(format!("{head}{text}\n").as_bytes());
         }
     }
+}
+
+/// The text around a match in at most `room` columns, on one line: at most a third of the room
+/// before the match (cut at its start with `…`), then the match, then what follows (cut at its end).
+fn match_in_view(text: &str, m: std::ops::Range<usize>, room: usize) -> (String, String, String) {
+    use crate::table::{Cut, display_width, fit};
+    let one_line = |s: &str| s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect::<String>();
+    let (before, matched, after) = (one_line(&text[..m.start]), one_line(&text[m.clone()]), one_line(&text[m.end..]));
+    let before_room = (room / 3).min(display_width(&before));
+    let before = if display_width(&before) > before_room {
+        let kept: String = before
+            .chars()
+            .rev()
+            .scan(0, |w, c| {
+                *w += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+                (*w < before_room).then_some(c)
+            })
+            .collect::<Vec<char>>()
+            .into_iter()
+            .rev()
+            .collect();
+        format!("…{kept}")
+    } else {
+        before
+    };
+    let left = room.saturating_sub(display_width(&before));
+    let matched = if display_width(&matched) > left { fit(&matched, left, Cut::End, false) } else { matched };
+    let left = left.saturating_sub(display_width(&matched));
+    let after = if display_width(&after) > left { fit(&after, left, Cut::End, false) } else { after };
+    (before, matched, after.trim_end().to_owned())
 }
 
 /// Whether stdout gets colour: a terminal, and `NO_COLOR` not set (or empty).

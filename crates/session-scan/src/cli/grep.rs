@@ -61,14 +61,23 @@ pub fn run(a: &GrepArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let grep = Grep::new(&a.pattern, a.regex, a.ignore_case, &kinds)
         .map_err(|e| anyhow::anyhow!("not a regular expression: {e}"))?
         .on_days(days);
-    let color = g.color;
+    // Text lines show files relative to the store (or with `~`), fitted to the terminal.
+    let view =
+        View { store: session_scan::store::store_here(a.atomic), width: session_scan::table::width(), color: g.color };
     let files = sessions::paths(&a.sessions, a.atomic, WhenNone::Store)?;
     let files = FileArgs { files, json: a.json };
-    let totals = run_files(&files, g, |file, bytes, json| grep_session(a, &grep, color, file, bytes, json))?;
+    let totals = run_files(&files, g, |file, bytes, json| grep_session(a, &grep, &view, file, bytes, json))?;
     Ok(totals.failed || !totals.found)
 }
 
-fn grep_session(a: &GrepArgs, grep: &Grep, color: bool, file: &str, bytes: &[u8], json: bool) -> Outcome {
+/// How text lines are shown.
+struct View {
+    store: std::path::PathBuf,
+    width: usize,
+    color: bool,
+}
+
+fn grep_session(a: &GrepArgs, grep: &Grep, view: &View, file: &str, bytes: &[u8], json: bool) -> Outcome {
     let mut o = Outcome::new();
     let Some(session) = load(&mut o, file, bytes, json) else { return o };
     if !session_scan::in_project(&session, a.filter.project.as_deref()) {
@@ -80,6 +89,15 @@ fn grep_session(a: &GrepArgs, grep: &Grep, color: bool, file: &str, bytes: &[u8]
     let max = if a.files_with_matches { None } else { a.max_count };
     let hits = grep.session_hits(&session, max);
     o.found = !hits.is_empty();
-    render::write_grep_hits(&mut o.stdout, file, &session, &hits, a.files_with_matches, json, color);
+    // A path longer than a third of the line gives way in its middle (its folder and its end stay).
+    let shown = session_scan::table::short_path(std::path::Path::new(file), Some(&view.store));
+    let most = (view.width / 3).max(24);
+    let shown = if session_scan::table::display_width(&shown) > most && !json {
+        session_scan::table::fit(&shown, most, session_scan::table::Cut::Middle, false)
+    } else {
+        shown
+    };
+    let text_form = render::GrepText { shown: &shown, width: view.width, color: view.color };
+    render::write_grep_hits(&mut o.stdout, file, &session, &hits, a.files_with_matches, json, &text_form);
     o
 }

@@ -73,33 +73,44 @@ fn human(ms: f64) -> String {
     }
 }
 
-fn table(report: &ToolsReport) -> String {
-    let mut out = format!(
-        "{:<24} {:>9} {:>8} {:>7} {:>10} {:>9} {:>10} {:>10} {:>10}\n",
-        "tool", "calls", "errors", "error%", "unanswered", "sessions", "median", "p95", "max"
-    );
+fn table(report: &ToolsReport, g: &super::Globals) -> String {
+    use session_scan::table::{Column, RowStyle, Table, thousands};
+    let mut t = Table::new(vec![
+        Column::text("tool", 12),
+        Column::number("calls"),
+        Column::number("errors"),
+        Column::number("error%").droppable(2),
+        Column::number("unanswered").droppable(4),
+        Column::number("sessions").droppable(3),
+        Column::number("median"),
+        Column::number("p95").droppable(1),
+        Column::number("max").droppable(5),
+    ]);
     let d = |f: &ToolFigures, q: f64| f.duration_quantile(q).map_or("-".to_string(), human);
     for (name, f) in ordered(report) {
         let shown = if name.is_empty() { "(unnamed)" } else { name.as_str() };
-        out.push_str(&format!(
-            "{shown:<24} {:>9} {:>8} {:>6.1}% {:>10} {:>9} {:>10} {:>10} {:>10}\n",
-            f.calls,
-            f.errors,
-            100.0 * f.error_rate(),
-            f.unanswered,
-            f.sessions,
-            d(f, 0.5),
-            d(f, 0.95),
-            d(f, 1.0)
-        ));
+        t.row(
+            vec![
+                shown.to_string(),
+                thousands(f.calls as f64),
+                thousands(f.errors as f64),
+                format!("{:.1}%", 100.0 * f.error_rate()),
+                thousands(f.unanswered as f64),
+                thousands(f.sessions as f64),
+                d(f, 0.5),
+                d(f, 0.95),
+                d(f, 1.0),
+            ],
+            RowStyle::Plain,
+        );
     }
-    out.push_str(&format!(
-        "{} sessions, {} calls; {} calls copied into forks counted once. Durations: from the assistant's message to the result's entry.\n",
-        report.sessions,
-        report.tools.values().map(|f| f.calls).sum::<u64>(),
-        report.copies
+    t.note(format!(
+        "{} sessions, {} calls; {} calls copied into forks counted once. Durations: from the assistant's message to the result's entry.",
+        thousands(report.sessions as f64),
+        thousands(report.tools.values().map(|f| f.calls).sum::<u64>() as f64),
+        thousands(report.copies as f64)
     ));
-    out
+    t.render(session_scan::table::width(), g.color)
 }
 
 /// Runs it: `Ok(true)` when a file could not be read.
@@ -116,7 +127,7 @@ pub fn run(a: &ToolsArgs, g: &super::Globals) -> anyhow::Result<bool> {
         buf.push(b'\n');
         buf
     } else {
-        table(&report).into_bytes()
+        table(&report, g).into_bytes()
     };
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(&text).and_then(|()| out.flush())

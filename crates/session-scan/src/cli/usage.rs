@@ -158,7 +158,7 @@ pub fn run(a: &UsageArgs, g: &super::Globals) -> anyhow::Result<bool> {
     } else if a.csv {
         csv(&report, &keys, group).into_bytes()
     } else {
-        table(&report, &keys, group).into_bytes()
+        table(&report, &keys, group, g).into_bytes()
     };
     if let Err(e) = out.write_all(&text).and_then(|()| out.flush())
         && e.kind() != std::io::ErrorKind::BrokenPipe
@@ -307,84 +307,87 @@ fn csv(r: &Report, keys: &[&RowKey], group: Group) -> String {
     out
 }
 
-fn human(n: f64) -> String {
-    let s = format!("{}", n.round() as i64);
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 && c != '-' {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-fn table(r: &Report, keys: &[&RowKey], group: Group) -> String {
-    let color = session_scan::render::stdout_color();
-    let (bold, dim, reset) = if color { ("\x1b[1m", "\x1b[2m", "\x1b[0m") } else { ("", "", "") };
+fn table(r: &Report, keys: &[&RowKey], group: Group, g: &super::Globals) -> String {
+    use session_scan::table::{Column, RowStyle, Table, dollars, thousands};
+    // Sessions by the short id every command takes.
+    let mut ids: Vec<&str> = keys.iter().map(|k| k.0.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let short: std::collections::HashMap<&str, String> = match group {
+        Group::Session => ids.iter().copied().zip(session_scan::named::short_ids(&ids, 8)).collect(),
+        _ => Default::default(),
+    };
     let label = |k: &RowKey| match (&k.1, k.2) {
-        (None, None) => k.0.clone(),
+        (None, None) => short.get(k.0.as_str()).cloned().unwrap_or_else(|| k.0.clone()),
         (m, s) => format!(
             "  └ {}{}",
             m.clone().unwrap_or_default(),
             s.map(|s| format!(" [{}]", s.name())).unwrap_or_default()
         ),
     };
-    let width = keys.iter().map(|k| label(k).chars().count()).max().unwrap_or(5).clamp(5, 60);
-    let mut out = format!(
-        "{bold}{:<width$}  {:>14} {:>12} {:>14} {:>12} {:>15} {:>12}{reset}\n",
-        group_field(group),
-        "input",
-        "output",
-        "cache read",
-        "cache write",
-        "total tokens",
-        "cost ($)"
-    );
-    let row = |name: &str, a: &Amounts, style: &str| {
+    let key_header = match group {
+        Group::Hourly | Group::Daily | Group::Weekly | Group::Monthly => {
+            format!("{} ({})", group_field(group), g.zone.label)
+        }
+        _ => group_field(group).to_string(),
+    };
+    let mut t = Table::new(vec![
+        Column::text(&key_header, 20),
+        Column::number("input").droppable(1),
+        Column::number("output").droppable(2),
+        Column::number("cache read").droppable(3),
+        Column::number("cache write").droppable(4),
+        Column::number("total tokens"),
+        Column::number("cost ($)"),
+    ]);
+    let cells = |name: String, a: &Amounts| {
         let u = &a.usage;
-        format!(
-            "{style}{:<width$}  {:>14} {:>12} {:>14} {:>12} {:>15} {:>12.4}{reset}\n",
+        vec![
             name,
-            human(u.input),
-            human(u.output),
-            human(u.cache_read),
-            human(u.cache_write),
-            human(u.tokens()),
-            u.cost
-        )
+            thousands(u.input),
+            thousands(u.output),
+            thousands(u.cache_read),
+            thousands(u.cache_write),
+            thousands(u.tokens()),
+            dollars(u.cost),
+        ]
     };
     for k in keys {
         let sub = k.1.is_some() || k.2.is_some();
-        out.push_str(&row(&label(k), &r.rows[*k], if sub { dim } else { "" }));
+        t.row(cells(label(k), &r.rows[*k]), if sub { RowStyle::Faint } else { RowStyle::Plain });
     }
-    out.push_str(&row("TOTAL", &r.totals, bold));
+    t.row(cells("TOTAL".into(), &r.totals), RowStyle::Strong);
     let act = &r.activity;
     let top = |counts: &std::collections::BTreeMap<String, u64>| -> String {
         let mut v: Vec<(&String, &u64)> = counts.iter().collect();
         v.sort_by(|a, b| b.1.cmp(a.1));
         v.iter()
             .take(5)
-            .map(|(k, n)| format!("{} {n}", if k.is_empty() { "(unnamed)" } else { k }))
+            .map(|(k, n)| format!("{} {}", if k.is_empty() { "(unnamed)" } else { k }, thousands(**n as f64)))
             .collect::<Vec<_>>()
             .join(", ")
     };
-    out.push_str(&format!(
-        "{dim}{} sessions, {} active days, {} messages ({} user, {} assistant), {} tool calls ({}), {} tool errors{}{}{reset}\n",
-        act.sessions,
-        act.active_days,
-        act.messages.values().sum::<u64>(),
-        act.messages.get("user").copied().unwrap_or(0),
-        act.messages.get("assistant").copied().unwrap_or(0),
-        act.tool_calls.values().sum::<u64>(),
+    let n = |x: u64| thousands(x as f64);
+    t.note(format!(
+        "{} sessions, {} active days, {} messages ({} user, {} assistant), {} tool calls ({}), {} tool errors{}{}",
+        n(act.sessions),
+        n(act.active_days),
+        n(act.messages.values().sum::<u64>()),
+        n(act.messages.get("user").copied().unwrap_or(0)),
+        n(act.messages.get("assistant").copied().unwrap_or(0)),
+        n(act.tool_calls.values().sum::<u64>()),
         top(&act.tool_calls),
-        act.tool_errors,
+        n(act.tool_errors),
         if act.tool_errors > 0 { format!(" ({})", top(&act.tool_errors_by_tool)) } else { String::new() },
         if r.duplicates.events > 0 {
-            format!("; {} usage records copied into forks counted once (${:.4})", r.duplicates.events, r.duplicates.usage.cost)
+            format!(
+                "; {} usage records copied into forks counted once (${})",
+                n(r.duplicates.events),
+                dollars(r.duplicates.usage.cost)
+            )
         } else {
             String::new()
         }
     ));
-    out
+    t.render(session_scan::table::width(), g.color)
 }
