@@ -306,36 +306,47 @@ pub fn tree_text(file: &str, session: &Session<'_>, tree: &Tree) -> (String, Tre
 
 /// Totals as a small table.
 pub fn stats_text(file: &str, session: &Session<'_>, totals: &Totals, branch: Option<&Totals>) -> String {
+    use crate::table::{dollars, thousands};
     let s = &totals.stats;
     let u = &s.usage;
+    let n = |x: u64| thousands(x as f64);
     let mut out = format!("{file}\n  session {}\n", session.id());
     out.push_str(&format!(
         "  messages {} (user {}, assistant {}, tool results {}), tool calls {}\n",
-        s.total_messages, s.user_messages, s.assistant_messages, s.tool_results, s.tool_calls
+        n(s.total_messages),
+        n(s.user_messages),
+        n(s.assistant_messages),
+        n(s.tool_results),
+        n(s.tool_calls)
     ));
     out.push_str(&format!(
-        "  tokens {} (input {}, output {}, cache read {}, cache write {})\n  cost ${:.6}\n",
-        u.tokens(),
-        u.input,
-        u.output,
-        u.cache_read,
-        u.cache_write,
-        u.cost
+        "  tokens {} (input {}, output {}, cache read {}, cache write {})\n  cost ${}\n",
+        thousands(u.tokens()),
+        thousands(u.input),
+        thousands(u.output),
+        thousands(u.cache_read),
+        thousands(u.cache_write),
+        dollars(u.cost)
     ));
     if !totals.breakdown.is_empty() {
         let width = totals.breakdown.iter().map(|r| r.key.len()).max().unwrap_or(0);
         for r in &totals.breakdown {
-            out.push_str(&format!("    {:<width$}  ${:>12.6}  {:>12} tokens\n", r.key, r.cost, r.tokens));
+            out.push_str(&format!(
+                "    {:<width$}  ${:>10}  {:>12} tokens\n",
+                r.key,
+                dollars(r.cost),
+                thousands(r.tokens)
+            ));
         }
     }
     if let Some(b) = branch {
         let (bu, left) = (&b.stats.usage, u.cost - b.stats.usage.cost);
         out.push_str(&format!(
-            "  active branch: messages {}, tokens {}, cost ${:.6} (${:.6} on branches left)\n",
-            b.stats.total_messages,
-            bu.tokens(),
-            bu.cost,
-            left
+            "  active branch: messages {}, tokens {}, cost ${} (${} on branches left)\n",
+            n(b.stats.total_messages),
+            thousands(bu.tokens()),
+            dollars(bu.cost),
+            dollars(left)
         ));
     }
     out

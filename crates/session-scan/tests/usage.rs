@@ -410,7 +410,7 @@ fn stats_json_has_the_active_branch() {
     assert!(branch.stats.usage.cost < all.stats.usage.cost);
     let text = String::from_utf8(scan().arg("stats").arg(&f).output().unwrap().stdout).unwrap();
     let left = all.stats.usage.cost - branch.stats.usage.cost;
-    assert!(text.contains(&format!("(${left:.6} on branches left)")), "{text}");
+    assert!(text.contains(&format!("(${left:.4} on branches left)")), "{text}");
 }
 
 /// `--project`: each project's report has the totals of its row in the project report, and its

@@ -25,11 +25,39 @@ pub struct Outcome {
     pub failed: bool,
     /// `grep` found something here.
     pub found: bool,
+    /// `stats`: the session's totals, for the total of a run.
+    pub sum: Option<StatsSum>,
+}
+
+/// Totals of sessions added up (`stats` over several files).
+#[derive(Default, Clone, Copy)]
+pub struct StatsSum {
+    pub sessions: u64,
+    pub messages: u64,
+    pub tool_calls: u64,
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    pub cost: f64,
+}
+
+impl StatsSum {
+    fn add(&mut self, o: &StatsSum) {
+        self.sessions += o.sessions;
+        self.messages += o.messages;
+        self.tool_calls += o.tool_calls;
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+        self.cost += o.cost;
+    }
 }
 
 impl Outcome {
     pub fn new() -> Outcome {
-        Outcome { stdout: Vec::new(), stderr: Vec::new(), notes: Vec::new(), failed: false, found: false }
+        Outcome { stdout: Vec::new(), stderr: Vec::new(), notes: Vec::new(), failed: false, found: false, sum: None }
     }
 
     /// Records that `file` could not be used: on stderr with its line and offset, and in place of
@@ -53,6 +81,8 @@ impl Outcome {
 pub struct Totals {
     pub failed: bool,
     pub found: bool,
+    /// The sessions' totals added up, in file order.
+    pub sum: StatsSum,
 }
 
 /// Runs `each` over every file under `args.files`, in parallel, printing each outcome in the
@@ -70,7 +100,7 @@ where
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut totals = Totals { failed: false, found: false };
+    let mut totals = Totals { failed: false, found: false, sum: StatsSum::default() };
     let window = rayon::current_num_threads().max(1) * 8;
     let mut write_error = None;
     let mut notes = Notes::default();
@@ -85,6 +115,9 @@ where
             notes.take(&o.notes, g.verbosity);
             totals.failed |= o.failed;
             totals.found |= o.found;
+            if let Some(sum) = &o.sum {
+                totals.sum.add(sum);
+            }
             match out.write_all(&o.stdout) {
                 Ok(()) => true,
                 Err(e) => {
@@ -102,7 +135,9 @@ where
     match result {
         Ok(()) => Ok(totals),
         // A reader that stopped early (`| head`) is not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Totals { failed: false, found: true }),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            Ok(Totals { failed: false, found: true, sum: StatsSum::default() })
+        }
         Err(e) => Err(e.into()),
     }
 }

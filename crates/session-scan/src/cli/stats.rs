@@ -21,13 +21,45 @@ pub struct StatsArgs {
 /// Runs it: `Ok(true)` when a file could not be read.
 pub fn run(a: &StatsArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let files = FileArgs { files: sessions::paths(&a.sessions, false, WhenNone::Recent)?, json: a.json };
-    Ok(run_files(&files, g, stats_of_file)?.failed)
+    let totals = run_files(&files, g, stats_of_file)?;
+    // Several sessions in text: their total last.
+    let t = &totals.sum;
+    if !a.json && t.sessions > 1 {
+        use session_scan::table::{dollars, thousands};
+        let tokens = t.input + t.output + t.cache_read + t.cache_write;
+        println!(
+            "TOTAL of {} sessions (each as Pi counts it: a fork's copies of its parent's entries count \
+             in both; `usage` counts them once)\n  messages {}, tool calls {}\n  tokens {} (input {}, output {}, \
+             cache read {}, cache write {})\n  cost ${}",
+            thousands(t.sessions as f64),
+            thousands(t.messages as f64),
+            thousands(t.tool_calls as f64),
+            thousands(tokens),
+            thousands(t.input),
+            thousands(t.output),
+            thousands(t.cache_read),
+            thousands(t.cache_write),
+            dollars(t.cost)
+        );
+    }
+    Ok(totals.failed)
 }
 
 fn stats_of_file(file: &str, bytes: &[u8], json: bool) -> Outcome {
     let mut o = Outcome::new();
     let Some(session) = load(&mut o, file, bytes, json) else { return o };
     let totals = session_core::stats::session_totals(&session);
+    let (st, u) = (&totals.stats, &totals.stats.usage);
+    o.sum = Some(super::per_file::StatsSum {
+        sessions: 1,
+        messages: st.total_messages,
+        tool_calls: st.tool_calls,
+        input: u.input,
+        output: u.output,
+        cache_read: u.cache_read,
+        cache_write: u.cache_write,
+        cost: u.cost,
+    });
     for d in &totals.diagnostics {
         o.note(file, d.line, d.offset, &d.message);
     }
