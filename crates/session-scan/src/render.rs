@@ -280,28 +280,119 @@ pub fn write_info_field(path: &str, info: &SessionInfo<'_>, key: &str, out: &mut
     true
 }
 
-/// The tree drawn with branch lines; the active path is marked `*`, labels are shown in brackets.
-pub fn tree_text(file: &str, session: &Session<'_>, tree: &Tree) -> (String, TreeWalkNotes) {
+/// A straight run of more unlabelled entries than this is folded in the drawn tree.
+pub const FOLD_CHAINS_OVER: usize = 12;
+
+/// How the tree is drawn: folded or whole, and to what width.
+#[derive(Debug, Clone, Copy)]
+pub struct TreeView {
+    /// Fold long straight runs (their first and last three entries stay).
+    pub fold: bool,
+    /// Lines are cut to this many columns.
+    pub width: usize,
+}
+
+/// The tree drawn as Pi's `/tree` draws it: a straight run of entries stays in one column, and
+/// only a branch point indents its branches (`├─`, `└─`); the active path is marked `*`, labels
+/// are shown in brackets, long straight runs are folded, and lines fit the width.
+pub fn tree_text(file: &str, session: &Session<'_>, tree: &Tree, view: TreeView) -> (String, TreeWalkNotes) {
     let active: std::collections::HashSet<usize> = session.branch(None).path.into_iter().collect();
-    let mut out = format!("{file}\n");
-    let notes = walk_tree(tree, |n, last_flags| {
-        let node = &tree.nodes[n];
-        let e = &session.records[node.record];
-        let mark = if active.contains(&node.record) { "*" } else { " " };
+    let mut out = crate::table::fit(file, view.width, crate::table::Cut::Middle, false).trim_end().to_owned();
+    out.push('\n');
+    let mut notes = TreeWalkNotes::default();
+    let line = |n: usize, prefix: &str, out: &mut String| {
+        let e = &session.records[tree.nodes[n].record];
+        let mark = if active.contains(&tree.nodes[n].record) { "*" } else { " " };
         let kind = e.entry_type.as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_else(|| "?".into());
         let role = e.role().as_str().map(|r| format!(" {}", r.to_str_lossy())).unwrap_or_default();
         let id = e.id.as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_else(|| "(no id)".into());
-        let label = session
-            .label(&e.id)
-            .and_then(|(l, _)| l.as_str().map(|l| format!(" [{}]", l.to_str_lossy())))
-            .unwrap_or_default();
         let ts = e.timestamp.as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_default();
-        let (ancestors, own) = last_flags.split_at(last_flags.len() - 1);
-        let prefix: String = ancestors.iter().map(|&last| if last { "   " } else { "│  " }).collect();
-        let connector = if own[0] { "└─ " } else { "├─ " };
-        out.push_str(&format!("{mark} {prefix}{connector}{id} {kind}{role} {ts}{label}\n"));
-    });
+        let text = format!("{mark} {prefix}{id} {kind}{role} {ts}{}", label_of(session, n, tree));
+        out.push_str(crate::table::fit(&text, view.width, crate::table::Cut::End, false).trim_end());
+        out.push('\n');
+    };
+    let labelled = |n: usize| !label_of(session, n, tree).is_empty();
+    // (node, the prefix of its line, the prefix of the lines below it)
+    let mut stack: Vec<(usize, String, String)> = Vec::new();
+    let roots = &tree.roots;
+    for (i, &r) in roots.iter().enumerate().rev() {
+        let (head, rest) = match (roots.len(), i + 1 == roots.len()) {
+            (1, _) => ("", ""),
+            (_, true) => ("└─ ", "   "),
+            (_, false) => ("├─ ", "│  "),
+        };
+        stack.push((r, head.to_owned(), rest.to_owned()));
+    }
+    // Each node is drawn once: a node reached again (duplicate ids can make a loop) is cut.
+    let mut seen = vec![false; tree.nodes.len()];
+    let mut drawn = 0usize;
+    while let Some((first, head, rest)) = stack.pop() {
+        // The straight run from `first`: each node with one child goes on in the same column.
+        let mut run = vec![first];
+        let mut cut = false;
+        loop {
+            let &last = run.last().unwrap_or(&first);
+            if seen[last] {
+                notes.cycles_cut += 1;
+                run.pop();
+                cut = true;
+                break;
+            }
+            seen[last] = true;
+            match tree.nodes[last].children.as_slice() {
+                [only] => run.push(*only),
+                _ => break,
+            }
+        }
+        if drawn + run.len() > MAX_TREE_NODES {
+            notes.truncated = true;
+            run.truncate(MAX_TREE_NODES.saturating_sub(drawn));
+        }
+        drawn += run.len();
+        let mut k = 0;
+        while k < run.len() {
+            let prefix = if k == 0 { head.as_str() } else { rest.as_str() };
+            // A long stretch of unlabelled entries (its first and last three shown).
+            let stretch = run[k..].iter().take_while(|&&n| !labelled(n)).count();
+            if view.fold && stretch > FOLD_CHAINS_OVER && k + stretch < run.len() + 1 {
+                for &n in &run[k..k + 3] {
+                    line(n, if n == run[0] { prefix } else { rest.as_str() }, &mut out);
+                }
+                let hidden = stretch - 6;
+                let marked = run[k + 3..k + stretch - 3].iter().any(|&n| active.contains(&tree.nodes[n].record));
+                let folded = format!("{} {rest}┆ {hidden} more entries", if marked { "*" } else { " " });
+                out.push_str(crate::table::fit(&folded, view.width, crate::table::Cut::End, false).trim_end());
+                out.push('\n');
+                for &n in &run[k + stretch - 3..k + stretch] {
+                    line(n, rest.as_str(), &mut out);
+                }
+                k += stretch;
+                continue;
+            }
+            line(run[k], prefix, &mut out);
+            k += 1;
+        }
+        if notes.truncated {
+            break;
+        }
+        let Some(&end) = run.last() else { continue };
+        if cut {
+            continue;
+        }
+        let children = &tree.nodes[end].children;
+        for (i, &c) in children.iter().enumerate().rev() {
+            let last = i + 1 == children.len();
+            let (h, r) = if last { ("└─ ", "   ") } else { ("├─ ", "│  ") };
+            stack.push((c, format!("{rest}{h}"), format!("{rest}{r}")));
+        }
+    }
     (out, notes)
+}
+
+/// ` [label]` of a node, or nothing.
+fn label_of(session: &Session<'_>, n: usize, tree: &Tree) -> String {
+    let e = &session.records[tree.nodes[n].record];
+    session.label(&e.id).and_then(|(l, _)| l.as_str().map(|l| format!(" [{}]", l.to_str_lossy()))).unwrap_or_default()
 }
 
 /// Totals as a small table.

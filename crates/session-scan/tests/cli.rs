@@ -381,3 +381,45 @@ fn usage_with_since_after_until_says_the_range_is_empty() {
     assert!(!report["rows"].as_array().unwrap().is_empty());
     assert!(!String::from_utf8_lossy(&out.stderr).contains("is after"));
 }
+
+/// `tree` draws as Pi's `/tree` does: a straight run stays in one column (the 1,000-entry real
+/// session is one run, folded), only branch points indent, lines fit the width, and `--unfold`
+/// draws every entry.
+#[test]
+fn the_tree_indents_only_at_branch_points_and_fits() {
+    use unicode_width::UnicodeWidthStr;
+    let corpora = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora");
+    let real = corpora.join("real/sessions/before-compaction.jsonl");
+    let out = run(scan().args(["tree", "-q"]).arg(&real).env("COLUMNS", "80"));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().count() < 20, "{text}");
+    assert!(text.lines().all(|l| l.width() <= 80), "{text}");
+    assert!(text.contains("┆ 996 more entries"), "{text}");
+    // Unfolded: the file's line, then one line per entry, all in one column.
+    let out = run(scan().args(["tree", "-q", "--unfold"]).arg(&real).env("COLUMNS", "80"));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1 + 1002, "{}", &text[..500]);
+    assert!(text.lines().skip(1).all(|l| l.starts_with("* 0") && !l.contains('├')), "one column");
+    // A branching session: a connector only under a node with several children, and each branch
+    // then goes on in its own column.
+    let branching = corpora.join(
+        "sample-16/sessions/--Users-bob-work-api-server--/2025-01-12T06-58-57-143Z_0194594e-fff7-7099-acde-dd9516b14fbb.jsonl",
+    );
+    let json = run(scan().args(["tree", "--json", "-q"]).arg(&branching));
+    let record: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let branch_points =
+        record["nodes"].as_array().unwrap().iter().filter(|n| n["children"].as_array().unwrap().len() > 1).count();
+    let forks: usize = record["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["children"].as_array().unwrap().len())
+        .filter(|&c| c > 1)
+        .sum();
+    let out = run(scan().args(["tree", "-q", "--unfold"]).arg(&branching).env("COLUMNS", "200"));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let connectors = text.lines().filter(|l| l.contains("├─ ") || l.contains("└─ ")).count();
+    assert!(branch_points > 1);
+    assert_eq!(connectors, forks, "one connector per branch: {text}");
+    assert_eq!(text.lines().count(), 1 + record["nodes"].as_array().unwrap().len());
+}

@@ -16,15 +16,19 @@ pub struct TreeArgs {
     /// One JSON object per file per line.
     #[arg(long)]
     json: bool,
+    /// Draw every entry: long straight runs are not folded.
+    #[arg(long)]
+    unfold: bool,
 }
 
 /// Runs it: `Ok(true)` when a file could not be read.
 pub fn run(a: &TreeArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let files = FileArgs { files: sessions::paths(&a.sessions, false, WhenNone::Recent)?, json: a.json };
-    Ok(run_files(&files, g, tree_of_file)?.failed)
+    let view = render::TreeView { fold: !a.unfold, width: session_scan::table::width().max(60) };
+    Ok(run_files(&files, g, |file, bytes, json| tree_of_file(view, file, bytes, json))?.failed)
 }
 
-fn tree_of_file(file: &str, bytes: &[u8], json: bool) -> Outcome {
+fn tree_of_file(view: render::TreeView, file: &str, bytes: &[u8], json: bool) -> Outcome {
     let mut o = Outcome::new();
     let Some(session) = load(&mut o, file, bytes, json) else { return o };
     let tree = session.tree();
@@ -34,7 +38,7 @@ fn tree_of_file(file: &str, bytes: &[u8], json: bool) -> Outcome {
         o.stdout.push(b'\n');
         notes
     } else {
-        let (text, notes) = render::tree_text(file, &session, &tree);
+        let (text, notes) = render::tree_text(file, &session, &tree, view);
         o.stdout.extend(text.into_bytes());
         notes
     };
