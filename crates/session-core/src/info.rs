@@ -465,7 +465,7 @@ impl InfoBuilder {
             return Err(o);
         }
         let Some(Header { timestamp, id, cwd, parent_session }) = self.header else {
-            return Err(omitted(None, "no session header"));
+            return Err(omitted(None, "no line parses as JSON"));
         };
         let header_time = match &timestamp {
             PropertyValue::Str(s) => crate::jsdate::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),

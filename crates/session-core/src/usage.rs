@@ -272,20 +272,15 @@ impl UsageBuilder {
         f: &impl Fn(&str) -> PropertyValue<'b>,
         ty: &PropertyValue<'b>,
     ) -> Result<(), LoadError> {
-        let PropertyValue::Str(id) = f("id") else {
-            return Err(LoadError::NotASession {
-                line: Some(line.number),
-                offset: Some(line.offset),
-                reason: "the first parsed record is not a session header with a string id".into(),
-            });
-        };
+        let place = (Some(line.number), Some(line.offset));
         if !ty.is("session") {
-            return Err(LoadError::NotASession {
-                line: Some(line.number),
-                offset: Some(line.offset),
-                reason: "the first parsed record is not a session header".into(),
-            });
+            let reason = "the first parsed record is not a session header".into();
+            return Err(LoadError::NotASession { line: place.0, offset: place.1, reason });
         }
+        let PropertyValue::Str(id) = f("id") else {
+            let reason = "the header's id is not a string".into();
+            return Err(LoadError::NotASession { line: place.0, offset: place.1, reason });
+        };
         self.header_seen = true;
         self.out.session_id = id.to_str_lossy().into_owned();
         self.out.cwd = f("cwd").as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_default();

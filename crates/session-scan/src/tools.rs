@@ -58,7 +58,9 @@ pub struct ToolsReport {
 fn calls_of(path: &Path, project: Option<&str>, buf: &mut Vec<u8>) -> Result<(Vec<ToolCall>, bool), String> {
     let mut strategy = crate::read::default_strategy();
     loop {
-        let (map, _) = crate::read::read_file_into(path, strategy, buf).map_err(|e| format!("cannot read: {e}"))?;
+        let (map, _) = crate::read::read_file_into(path, strategy, buf).map_err(|e| {
+            crate::render::error_text(&path.to_string_lossy(), None, None, &format!("cannot read: {e}"))
+        })?;
         let bytes: &[u8] = map.as_deref().unwrap_or(buf);
         let calls =
             crate::load_session(bytes).map(|session| (tool_calls(&session), crate::in_project(&session, project)));

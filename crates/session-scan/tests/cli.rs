@@ -423,3 +423,42 @@ fn the_tree_indents_only_at_branch_points_and_fits() {
     assert_eq!(connectors, forks, "one connector per branch: {text}");
     assert_eq!(text.lines().count(), 1 + record["nodes"].as_array().unwrap().len());
 }
+
+/// One table of exit codes, and one wording per problem, for every command: 0 done; 1 a session
+/// could not be used (said with its place) or nothing was found; 2 a request that cannot be carried
+/// out (an unknown option).
+#[test]
+fn every_command_answers_the_same_problem_the_same_way() {
+    let dir = scratch("exits");
+    let good = good_file(&dir, "good.jsonl");
+    let binary = dir.join("binary.jsonl");
+    std::fs::write(&binary, [0u8, 159, 146, 150, 1, 2, 3, b'\n', 0xff, 0xfe]).unwrap();
+    let commands: &[&[&str]] = &[
+        &["tree"],
+        &["stats"],
+        &["context"],
+        &["files"],
+        &["grep", "hi"],
+        &["tools"],
+        &["usage"],
+        &["list"],
+        &["search", "hi"],
+        &["export"],
+    ];
+    for command in commands {
+        let ok = run(scan().args(*command).arg(&good));
+        assert_eq!(ok.status.code(), Some(0), "{command:?}: {}", String::from_utf8_lossy(&ok.stderr));
+        let bad = run(scan().args(*command).arg(&binary));
+        let stderr = String::from_utf8_lossy(&bad.stderr);
+        assert_eq!(bad.status.code(), Some(1), "{command:?}: {stderr}");
+        assert!(stderr.contains("binary.jsonl") && stderr.contains("no line parses as JSON"), "{command:?}: {stderr}");
+        let wrong = run(scan().args(*command).arg("--no-such-option").arg(&good));
+        assert_eq!(wrong.status.code(), Some(2), "{command:?}");
+    }
+    // Nothing found: exit 1 for the commands that look for something.
+    for command in [&["grep", "nowhere-to-be-found"][..], &["search", "nowhere-to-be-found"]] {
+        let none = run(scan().args(command).arg(&good));
+        assert_eq!(none.status.code(), Some(1), "{command:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -55,13 +55,23 @@ pub fn run(a: &ExportArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let path = session_file(a)?;
     let file = path.to_string_lossy().into_owned();
     let mut buf = Vec::new();
-    let (map, _) = session_scan::read_file_into(&path, session_scan::read::default_strategy(), &mut buf)
-        .map_err(|e| anyhow::anyhow!("{file}: cannot read: {e}"))?;
+    // A session that cannot be read is said as every command says it, and is exit 1.
+    let (map, _) = match session_scan::read_file_into(&path, session_scan::read::default_strategy(), &mut buf) {
+        Ok(read) => read,
+        Err(e) => {
+            eprintln!("{}", session_scan::render::error_text(&file, None, None, &format!("cannot read: {e}")));
+            return Ok(true);
+        }
+    };
     let bytes: &[u8] = map.as_deref().unwrap_or(&buf);
-    let session = session_scan::load_session(bytes).map_err(|e| {
-        let (line, offset) = e.place();
-        anyhow::anyhow!("{}", session_scan::render::error_text(&file, line, offset, &e.reason()))
-    })?;
+    let session = match session_scan::load_session(bytes) {
+        Ok(session) => session,
+        Err(e) => {
+            let (line, offset) = e.place();
+            eprintln!("{}", session_scan::render::error_text(&file, line, offset, &e.reason()));
+            return Ok(true);
+        }
+    };
     let mut notes = super::per_file::Notes::default();
     let said: Vec<String> =
         session.diagnostics.iter().map(|d| format!("{file}:{}: byte {}: {}", d.line, d.offset, d.message)).collect();

@@ -280,7 +280,9 @@ pub(super) fn run_with(a: &ListArgs, g: &super::Globals, search: Option<&Search>
     // The process ends here: freeing every session's strings one by one took the main thread
     // about 6 ms of a 160 ms listing of 10,000 sessions; the system takes the memory back whole.
     std::mem::forget(listed);
-    Ok(failed)
+    // A search that finds nothing is exit 1, as grep's.
+    let nothing_found = search.is_some() && tally.shown == 0;
+    Ok(failed || nothing_found)
 }
 
 /// The fields asked for with `--fields` (checked), else every field of Pi's `SessionInfo`.
