@@ -13,6 +13,8 @@ use session_core::usage::{Counting, FileUsage, Source, UsageBuilder};
 /// How rows are grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Group {
+    /// Hours of the clock.
+    ///
     /// Hour of the clock in the chosen time zone, with its offset (`YYYY-MM-DDTHH:00+HH:MM`): the
     /// hour repeated when clocks go back is two rows.
     Hourly,

@@ -462,3 +462,78 @@ fn every_command_answers_the_same_problem_the_same_way() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `-h` is short: one line per option, none wider than 100 columns, for every command; `--help`
+/// has the details.
+#[test]
+fn short_help_has_one_line_per_option_within_100_columns() {
+    use unicode_width::UnicodeWidthStr;
+    let commands = [
+        "",
+        "tree",
+        "stats",
+        "context",
+        "list",
+        "search",
+        "usage",
+        "resolve",
+        "export",
+        "files",
+        "grep",
+        "tools",
+        "completions",
+    ];
+    for command in commands {
+        let mut cmd = scan();
+        if !command.is_empty() {
+            cmd.arg(command);
+        }
+        let short = run(cmd.arg("-h").env("COLUMNS", "200"));
+        let text = String::from_utf8(short.stdout).unwrap();
+        assert!(text.lines().all(|l| l.width() <= 100), "{command}: {text}");
+        // A line that goes on an option's help starts far right: there is none.
+        let continued = text.lines().filter(|l| l.starts_with(&" ".repeat(16)) && !l.trim_start().starts_with('-'));
+        assert_eq!(continued.count(), 0, "{command}: {text}");
+        // Rarely needed global options are in the long help only.
+        assert!(!text.contains("--mmap") && !text.contains("--threads"), "{command}");
+        let mut cmd = scan();
+        if !command.is_empty() {
+            cmd.arg(command);
+        }
+        let long = String::from_utf8(run(cmd.arg("--help")).stdout).unwrap();
+        assert!(long.len() > text.len() && long.contains("--mmap"), "{command}");
+    }
+}
+
+/// Times are shown in one zone, named in the table's header: the machine's, `--timezone` (an
+/// IANA name or an offset) or `--utc`; the days of `--since` are that zone's days.
+#[test]
+fn times_are_shown_in_the_zone_asked_for() {
+    let dir = scratch("zones");
+    good_file(&dir, "a.jsonl");
+    // The message was written at 2026-01-01T00:00:01Z.
+    for (args, shown, header) in [
+        (vec!["--utc"], "2026-01-01 00:00", "modified (UTC)"),
+        (vec!["--timezone", "Asia/Kolkata"], "2026-01-01 05:30", "modified (Asia/Kolkata)"),
+        (vec!["--timezone", "-05:00"], "2025-12-31 19:00", "modified (-05:00)"),
+    ] {
+        let out = run(scan().args(&args).arg("list").arg(&dir).env("COLUMNS", "120"));
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains(shown) && text.contains(header), "{args:?}: {text}");
+        let usage = run(scan().args(&args).args(["usage", "daily", "--json"]).arg(&dir));
+        let report: serde_json::Value = serde_json::from_slice(&usage.stdout).unwrap();
+        assert_eq!(report["timezone"], header.trim_start_matches("modified (").trim_end_matches(')'), "{args:?}");
+    }
+    // A day of --since starts at that zone's midnight: 1 January in Kolkata began at 18:30 UTC.
+    let listed = |zone: &str, since: &str| {
+        let out = run(scan().args(["--timezone", zone, "list", "--json", "--since", since]).arg(&dir));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap().as_array().unwrap().len()
+    };
+    assert_eq!(listed("Asia/Kolkata", "2026-01-01"), 1);
+    assert_eq!(listed("-05:00", "2026-01-01"), 0, "it was still 31 December there");
+    assert_eq!(listed("UTC", "2026-01-01T00:00:02Z"), 0, "an instant is taken as it is");
+    let bad = run(scan().args(["--timezone", "Mars/Olympus", "list"]).arg(&dir));
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("no time zone is named \"Mars/Olympus\""));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -13,6 +13,8 @@ use super::sessions::{self, WhenNone};
 /// The sessions, the leaf, the dialect and the output form.
 #[derive(clap::Args)]
 pub struct ContextArgs {
+    /// Sessions: files, folders, ids or id prefixes.
+    ///
     /// Session files, folders of them, or session ids or id prefixes (default: the session `pi -c`
     /// would continue here).
     #[arg(value_name = "SESSION")]
@@ -23,15 +25,19 @@ pub struct ContextArgs {
     /// Rebuild from this entry instead of the session's leaf.
     #[arg(long)]
     leaf: Option<String>,
+    /// Whose rules: pi, atomic or harness.
+    ///
     /// Whose rules: Pi 1.6, the Atomic fork, or pi-agent-core's harness (generation A for v3
     /// lines; generation C for `{"v":4,"kind":"header"}` files).
-    #[arg(long, value_enum, default_value_t = DialectArg::Pi)]
+    #[arg(long, value_enum, default_value_t = DialectArg::Pi, hide_possible_values = true)]
     dialect: DialectArg,
     /// Harness generation C: the branch whose tip to start from.
     #[arg(long, default_value = "main")]
     branch: String,
+    /// The messages as rebuilt (context) or as sent (llm).
+    ///
     /// `context`: the session messages; `llm`: after Pi's convertToLlm.
-    #[arg(long, value_enum, default_value_t = FormatArg::Context)]
+    #[arg(long, value_enum, default_value_t = FormatArg::Context, hide_possible_values = true)]
     format: FormatArg,
 }
 

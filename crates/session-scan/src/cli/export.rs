@@ -13,6 +13,8 @@ use session_scan::resolve::Places;
 /// `session-scan export`.
 #[derive(clap::Args)]
 pub struct ExportArgs {
+    /// The session: a file, an id or an id prefix.
+    ///
     /// A session file, or a session id or id prefix found as `pi --session` finds it (the cwd's
     /// sessions first, then the whole store; an ambiguous prefix is refused). Default: the session
     /// `pi -c` would continue here.
@@ -20,6 +22,8 @@ pub struct ExportArgs {
     /// End the branch at this entry instead of the session's leaf.
     #[arg(long)]
     leaf: Option<String>,
+    /// Hide keys, tokens, passwords and home folders.
+    ///
     /// Replace keys, tokens, passwords and private keys by `[REDACTED <kind>]` and home folders by
     /// `~` (patterns: they catch the usual forms, not every secret); what was replaced is counted
     /// on stderr.
@@ -28,12 +32,18 @@ pub struct ExportArgs {
     /// Show at most this many lines of each tool or command output.
     #[arg(long, value_name = "N", value_parser = super::whole_number, allow_hyphen_values = true)]
     max_output_lines: Option<usize>,
+    /// Look an id up as Pi run in this folder would.
+    ///
     /// Where an id is looked up: as Pi run in this folder (default: the current folder).
     #[arg(long)]
     cwd: Option<String>,
+    /// Pi's --session-dir, for looking up an id.
+    ///
     /// Pi's --session-dir, for looking up an id (default: Pi's own override, if any).
     #[arg(long)]
     dir: Option<PathBuf>,
+    /// Look an id up in Atomic's store.
+    ///
     /// Look an id up in the Atomic fork's store (`~/.atomic/agent/sessions`, its variables and
     /// settings), internal workflow sessions included.
     #[arg(long)]

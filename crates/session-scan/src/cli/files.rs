@@ -8,15 +8,23 @@ use super::sessions::{self, WhenNone};
 /// The sessions to read and which paths to show.
 #[derive(clap::Args)]
 pub struct FilesArgs {
+    /// Sessions: files, folders, ids or id prefixes.
+    ///
     /// Session files, folders of them, or session ids or id prefixes (default: Pi's whole store).
     #[arg(value_name = "SESSION")]
     sessions: Vec<String>,
+    /// Only paths that contain this text.
+    ///
     /// Only paths that contain this text, and only the sessions that have one.
     #[arg(long, value_name = "TEXT")]
     path: Option<String>,
+    /// One JSON object per session per line.
+    ///
     /// One JSON object per session per line: {"file","sessionId","cwd"?,"readFiles","modifiedFiles"}.
     #[arg(long)]
     json: bool,
+    /// Without a session named, Atomic's store.
+    ///
     /// Without a path, the Atomic fork's store (`~/.atomic/agent/sessions`, its variables and
     /// settings).
     #[arg(long)]

@@ -11,9 +11,13 @@ pub struct SessionFilter {
     /// not here.
     #[arg(long, value_name = "TEXT")]
     pub project: Option<String>,
+    /// First day, inclusive.
+    ///
     /// First day, inclusive (YYYY-MM-DD, YYYYMMDD or an ISO date-time), in the zone of --timezone.
     #[arg(long, value_name = "DATE")]
     pub since: Option<String>,
+    /// Last day, inclusive.
+    ///
     /// Last day, inclusive (YYYY-MM-DD, YYYYMMDD or an ISO date-time), in the zone of --timezone.
     #[arg(long, value_name = "DATE")]
     pub until: Option<String>,

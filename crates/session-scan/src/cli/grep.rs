@@ -11,17 +11,25 @@ use super::sessions::{self, WhenNone};
 /// The pattern, where to look, and how to print.
 #[derive(clap::Args)]
 pub struct GrepArgs {
+    /// The text to find (with -E, a regular expression).
+    ///
     /// The text to find (as it is; with --regex a regular expression).
     pattern: String,
+    /// Sessions: files, folders, ids or id prefixes.
+    ///
     /// Session files, folders of them, or session ids or id prefixes (default: Pi's whole store).
     #[arg(value_name = "SESSION")]
     sessions: Vec<String>,
+    /// The pattern is a regular expression.
+    ///
     /// A regular expression (the `regex` crate's syntax: Perl-like, Unicode, no look-around).
     #[arg(long, short = 'E')]
     regex: bool,
     /// Match in any case.
     #[arg(long, short = 'i')]
     ignore_case: bool,
+    /// Only these kinds of text, comma-separated.
+    ///
     /// Only these kinds of text, comma-separated: user, assistant, thinking, tool-call (the
     /// strings of a call's arguments), tool-result, bash (`!` commands and their output), summary,
     /// custom.
@@ -33,6 +41,8 @@ pub struct GrepArgs {
     /// Only the sessions with a match, and how many.
     #[arg(long, short = 'l')]
     files_with_matches: bool,
+    /// One JSON object per match.
+    ///
     /// One JSON object per match: {"file","sessionId","line","offset","id","kind","tool"?,"match","text"}
     /// (with -l, {"file","sessionId","matches"}).
     #[arg(long)]

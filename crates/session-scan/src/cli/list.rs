@@ -12,6 +12,8 @@ use super::search::{Search, SortMode};
 
 #[derive(clap::Args)]
 pub struct ListArgs {
+    /// Sessions: a store, a project's folder, files, ids.
+    ///
     /// A sessions root or a project's folder of sessions, or session files and ids (default: Pi's
     /// store, $PI_CODING_AGENT_DIR/sessions or ~/.pi/agent/sessions, or its session-dir override).
     #[arg(value_name = "SESSION")]
@@ -19,13 +21,19 @@ pub struct ListArgs {
     /// The sessions root, as an option.
     #[arg(long, conflicts_with = "sessions")]
     root_dir: Option<PathBuf>,
+    /// Only this cwd's sessions, as Pi's picker lists them.
+    ///
     /// List one cwd: its folder under the root (filtered by header cwd unless it is the default
     /// root, as Pi 1.6 does), or, with --dir, the sessions of that cwd in the flat folder.
     #[arg(long)]
     cwd: Option<String>,
+    /// A flat session folder (Pi's --session-dir).
+    ///
     /// A flat session folder (Pi's --session-dir layout) instead of a root.
     #[arg(long)]
     dir: Option<PathBuf>,
+    /// Atomic's store; its internal sessions hidden.
+    ///
     /// Atomic's store (~/.atomic/agent/sessions, ATOMIC_CODING_AGENT_DIR); hides internal
     /// workflow sessions.
     #[arg(long)]
@@ -33,11 +41,13 @@ pub struct ListArgs {
     /// With --atomic: show internal workflow sessions too.
     #[arg(long, requires = "atomic")]
     include_internal: bool,
+    /// Forks under the session they came from.
+    ///
     /// Sessions under the session they were forked from (their header's parentSession), each
     /// level newest first, as Pi's picker shows them without a search; rows get a "depth".
     #[arg(long)]
     threaded: bool,
-    /// Only these fields, comma-separated, in the JSON and as the table's columns.
+    /// Only these fields (JSON) or columns (table), comma-separated.
     ///
     /// Fields: path, id, cwd, name, parentSessionPath, created, modified, messageCount,
     /// firstMessage, allMessagesText (JSON only). Without allMessagesText, texts are not read.
@@ -45,12 +55,19 @@ pub struct ListArgs {
     /// every command takes), modified, messages, name or first message, project.
     #[arg(long, value_delimiter = ',', value_name = "FIELDS")]
     fields: Option<Vec<String>>,
+    /// At most N sessions, the newest.
+    ///
     /// At most N sessions: the newest (with --threaded or a search, the first in that order).
     #[arg(long, value_name = "N", value_parser = super::whole_number, allow_hyphen_values = true)]
     limit: Option<usize>,
-    /// Only sessions modified on or after this date (YYYY-MM-DD or an ISO date-time).
+    /// Only sessions modified on or after this date.
+    ///
+    /// YYYY-MM-DD or YYYYMMDD (from the start of that day in the zone of --timezone), or an ISO
+    /// date-time.
     #[arg(long)]
     since: Option<String>,
+    /// Only the sessions' paths, one per line.
+    ///
     /// Only the sessions' paths, one per line, in the listing's order (for fzf, xargs, and
     /// `pi --session "$(session-scan list --paths --limit 1)"`).
     #[arg(long, conflicts_with_all = ["json", "ndjson", "fields"])]
@@ -58,11 +75,15 @@ pub struct ListArgs {
     /// The array with the reference's field names.
     #[arg(long, conflicts_with = "ndjson")]
     json: bool,
+    /// One JSON object per line, as each is read.
+    ///
     /// One JSON object per line, printed as each file is read (unordered); with --limit, the
     /// newest N, newest first, printed once they are known; with --threaded or a search, in that
     /// order once it is known.
     #[arg(long)]
     ndjson: bool,
+    /// Keep the listing in a cache for the next one.
+    ///
     /// Keep what was listed in a cache file and list unchanged files from it next time
     /// ($XDG_CACHE_HOME/session-scan/list.cache or ~/.cache/session-scan/list.cache). For the
     /// table, or --fields without allMessagesText (texts are not cached); not for a search.
@@ -71,6 +92,8 @@ pub struct ListArgs {
     /// The cache in this file instead (implies --cache).
     #[arg(long, value_name = "FILE")]
     cache_file: Option<PathBuf>,
+    /// Say on stderr what the listing read, and how fast.
+    ///
     /// After the listing, say on stderr how many session files were found, read, listed from the
     /// cache, left out and shown, and how long it took (a JSON line with --json or --ndjson).
     #[arg(long)]
@@ -142,12 +165,16 @@ pub(super) fn run_with(a: &ListArgs, g: &super::Globals, search: Option<&Search>
         (None, false) => list::Texts::Skip,
     };
     let cache = open_cache(a, search.is_some(), texts)?;
+    // An instant as it is; a day from its start in the zone of the command line.
     let since = match &a.since {
         None => None,
-        Some(s) => Some(
-            session_core::jsdate::parse_js_date(s.as_bytes())
-                .ok_or_else(|| anyhow::anyhow!("--since: not a date: {s:?} (use YYYY-MM-DD)"))?,
-        ),
+        Some(s) => Some(match s.parse::<jiff::Timestamp>() {
+            Ok(t) => t.as_millisecond() as f64,
+            Err(_) => {
+                let day = session_scan::days::parse_day(s, &g.zone.tz).map_err(|e| anyhow::anyhow!("--since: {e}"))?;
+                session_scan::days::day_start_ms(day, &g.zone.tz)
+            }
+        }),
     };
     let scope = scope_of(a)?;
     let filter = match &scope {

@@ -39,17 +39,21 @@ mod usage;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Show times in this zone (an IANA name such as Europe/Paris, or an offset such as +02:00).
+    /// Show times in this zone: an IANA name or an offset.
     ///
-    /// Default: the machine's zone (TZ first). Days of --since and --until are this zone's days.
-    #[arg(long, global = true, value_name = "ZONE")]
+    /// For example Europe/Paris, or +02:00. Default: the machine's zone (TZ first). Days of --since and --until are this zone's days.
+    #[arg(long, global = true, value_name = "ZONE", allow_hyphen_values = true)]
     timezone: Option<String>,
     /// Show times in UTC (as --timezone UTC).
     #[arg(long, global = true, conflicts_with = "timezone")]
     utc: bool,
+    /// When to colour: auto, always or never.
+    ///
     /// When to colour the output: auto (on a terminal, unless NO_COLOR is set), always, never.
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN", hide_possible_values = true)]
     color: ColorChoice,
+    /// Name every line Pi skips or fails on.
+    ///
     /// Name every line Pi skips or fails on, with its place (by default, one line sums them up).
     #[arg(long, short = 'v', global = true, conflicts_with = "quiet")]
     verbose: bool,
@@ -70,6 +74,8 @@ pub struct Cli {
     no_mmap: bool,
 }
 
+/// When to colour: auto, always or never.
+///
 /// When to colour the output.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum ColorChoice {
@@ -114,28 +120,68 @@ pub struct Globals {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The entry tree of each session.
+    ///
     /// The entry tree of each session (getTree()).
+    #[command(
+        after_long_help = "Examples:\n  session-scan tree                 the session pi -c would continue here\n  session-scan tree 0194a1c1 --unfold\n  session-scan tree --json FILE | jq .nodes"
+    )]
     Tree(tree::TreeArgs),
+    /// Each session's totals and cost by model.
+    ///
     /// Session totals and cost breakdown (getSessionStats(), getUsageCostBreakdown()).
     Stats(stats::StatsArgs),
+    /// What the model sees from the leaf.
+    ///
     /// The context the model sees from the leaf (buildSessionContext()).
     Context(context::ContextArgs),
+    /// The sessions, as Pi's picker lists them.
+    ///
     /// List sessions as Pi's session picker does (listAll() / list()).
+    #[command(
+        after_long_help = "Examples:\n  session-scan list --limit 20\n  session-scan list --cwd . --threaded\n  pi --session \"$(session-scan list --paths | fzf)\"\n  session-scan list --json --fields id,name,modified | jq"
+    )]
     List(list::ListArgs),
+    /// The sessions Pi's picker search finds.
+    ///
     /// Find sessions as Pi's picker search does: words, "phrases" or re:PATTERN, best first.
+    #[command(
+        after_long_help = "Examples:\n  session-scan search \"auth refactor\" --hits 3\n  session-scan search 're:fix(ed)? the (parser|scanner)' --sort recent"
+    )]
     Search(search::SearchArgs),
+    /// Tokens and cost by day, session, project or model.
+    ///
     /// Tokens and cost by hour, day, week, month, session, project or model; fork copies counted once.
+    #[command(
+        after_long_help = "Examples:\n  session-scan usage                        daily, the whole store\n  session-scan usage monthly --since 2026-01-01\n  session-scan usage session --sort cost --order desc --limit 10\n  session-scan usage model --json | jq .totals"
+    )]
     Usage(usage::UsageArgs),
+    /// The file `pi --session ARG` or `pi -c` would open.
+    ///
     /// The session file `pi --session ARG` or `pi -c` would open (resolveSessionPath, continueRecent).
     Resolve(resolve::ResolveArgs),
+    /// One session's branch as Markdown.
+    ///
     /// One session's branch as Markdown, for reading or sharing; --redact hides secrets.
+    #[command(
+        after_long_help = "Examples:\n  session-scan export > session.md          the session pi -c would continue\n  session-scan export 0194a1c1 --redact --max-output-lines 20"
+    )]
     Export(export::ExportArgs),
+    /// The files each session read and changed.
+    ///
     /// The files each session read and changed, as Pi's compaction lists them (readFiles,
     /// modifiedFiles).
     Files(files::FilesArgs),
+    /// A text or pattern in every text of the sessions.
+    ///
     /// A text or pattern in every text of the sessions (messages, thinking, tool calls' arguments,
     /// tool output, shell commands, summaries), all branches, with the entry, line and offset.
+    #[command(
+        after_long_help = "Examples:\n  session-scan grep \"cargo build\"\n  session-scan grep -E 'fn\\s+main' --in tool-call -l\n  session-scan grep TODO --project myapp --since 2026-11-01 --json"
+    )]
     Grep(grep::GrepArgs),
+    /// Every tool's calls, failures and durations.
+    ///
     /// Every tool's calls, failures, calls left without a result and durations, across sessions;
     /// fork copies counted once.
     Tools(tools::ToolsArgs),

@@ -9,9 +9,13 @@ use session_scan::resolve::{self, NotASession, Places, Recent, Resolved};
 /// `session-scan resolve`.
 #[derive(clap::Args)]
 pub struct ResolveArgs {
+    /// A session file, id or id prefix.
+    ///
     /// A session file, id or id prefix, as `pi --session` (or `--fork`) takes it.
     #[arg(required_unless_present = "continue_recent", conflicts_with = "continue_recent")]
     session: Option<String>,
+    /// The session `pi -c` would continue instead.
+    ///
     /// The session `pi -c` would continue instead: the newest session file by mtime in the cwd's
     /// folder whose header is found.
     #[arg(long = "continue", short = 'c')]
@@ -19,10 +23,14 @@ pub struct ResolveArgs {
     /// As Pi run in this folder (default: the current folder).
     #[arg(long)]
     cwd: Option<String>,
+    /// Pi's --session-dir, a flat session folder.
+    ///
     /// Pi's --session-dir, a flat session folder (default: Pi's own override from the environment
     /// or the settings, if there is one).
     #[arg(long)]
     dir: Option<PathBuf>,
+    /// One JSON object.
+    ///
     /// One JSON object: {"type":"path"|"local"|"global"|"not_found","path"?,"cwd"?}, or with
     /// --continue {"type":"recent"|"new","path"?}.
     #[arg(long)]

@@ -5,19 +5,25 @@ use super::list::{ListArgs, run_with};
 /// `session-scan search`: the listing, filtered and ordered by Pi's picker search.
 #[derive(clap::Args)]
 pub struct SearchArgs {
+    /// Words, "a phrase" or re:PATTERN.
+    ///
     /// What to look for, as Pi's picker reads it: words (each found as it is in the name, id,
     /// messages or cwd, or scattered in order in the name or cwd), "quoted phrases", or
     /// re:PATTERN (a JavaScript regular expression, case-insensitive).
     query: String,
     #[command(flatten)]
     list: ListArgs,
+    /// Order: relevance (best first) or recent.
+    ///
     /// relevance: best score first, then newest (Pi's Threaded and Fuzzy modes while searching);
     /// recent: newest first (Pi's Recent mode).
-    #[arg(long, value_enum, default_value_t = SortMode::Relevance)]
+    #[arg(long, value_enum, default_value_t = SortMode::Relevance, hide_possible_values = true)]
     sort: SortMode,
     /// Only sessions that have a name.
     #[arg(long)]
     named: bool,
+    /// Show up to N places in each session that match.
+    ///
     /// Also show where: up to N messages of each session whose text holds a word or phrase of the
     /// query as it is (or a match of the pattern), with their line, byte offset, entry id, role
     /// and the text around the first place found.

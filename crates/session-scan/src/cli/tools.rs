@@ -7,9 +7,13 @@ use session_scan::tools::{ToolFigures, ToolsReport};
 
 #[derive(clap::Args)]
 pub struct ToolsArgs {
+    /// Sessions: files, folders, ids or id prefixes.
+    ///
     /// Session files, folders of them, or session ids or id prefixes (default: Pi's whole store).
     #[arg(value_name = "SESSION")]
     sessions: Vec<String>,
+    /// One JSON object.
+    ///
     /// One JSON object: {"sessions","calls","copies","tools":[{"tool","calls","errors","unanswered",
     /// "sessions","durationMs":{"median","p95","max","total"}|null}]}.
     #[arg(long)]

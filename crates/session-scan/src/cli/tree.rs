@@ -9,6 +9,8 @@ use super::sessions::{self, WhenNone};
 /// Session files to read, and the output form.
 #[derive(clap::Args)]
 pub struct TreeArgs {
+    /// Sessions: files, folders, ids or id prefixes.
+    ///
     /// Session files, folders of them, or session ids or id prefixes (default: the session `pi -c`
     /// would continue here).
     #[arg(value_name = "SESSION")]

@@ -29,6 +29,8 @@ pub enum SortArg {
 
 #[derive(clap::Args)]
 pub struct UsageArgs {
+    /// The report (default: daily), then sessions.
+    ///
     /// The report (hourly, daily, weekly, monthly, session, project or model; default: daily), then
     /// session files, folders of them, or session ids or id prefixes (default: Pi's whole store).
     #[arg(value_name = "REPORT|SESSION")]
@@ -36,19 +38,25 @@ pub struct UsageArgs {
     /// Rows by provider/model inside each group.
     #[arg(long)]
     breakdown: bool,
+    /// Rows by usage source.
+    ///
     /// Rows by usage source (assistant, usage entries, tool results, summaries).
     #[arg(long)]
     by_source: bool,
     /// Sessions and days: usage of those days, in that zone's days, hours, weeks and months.
     #[command(flatten)]
     filter: super::filters::SessionFilter,
-    /// Row order.
-    #[arg(long, value_enum, default_value_t = OrderArg::Asc)]
+    /// Row order: asc or desc.
+    #[arg(long, value_enum, default_value_t = OrderArg::Asc, hide_possible_values = true)]
     order: OrderArg,
+    /// Order groups by: key, cost or tokens.
+    ///
     /// Order groups by their key, cost or tokens (ties by key); sub-rows stay under their group.
     /// `--sort cost --order desc` puts the costliest first.
-    #[arg(long, value_enum, default_value_t = SortArg::Key)]
+    #[arg(long, value_enum, default_value_t = SortArg::Key, hide_possible_values = true)]
     sort: SortArg,
+    /// Only the first N groups.
+    ///
     /// Only the first N groups, after ordering (the totals stay those of every row).
     #[arg(long, value_name = "N", value_parser = super::whole_number, allow_hyphen_values = true)]
     limit: Option<usize>,
@@ -58,6 +66,8 @@ pub struct UsageArgs {
     /// CSV.
     #[arg(long)]
     csv: bool,
+    /// Atomic's store, its summaries' usage counted.
+    ///
     /// The Atomic fork: its store (`~/.atomic/agent/sessions`, `ATOMIC_CODING_AGENT_DIR`,
     /// `ATOMIC_CODING_AGENT_SESSION_DIR`) by default, and the usage of its session summaries
     /// counted too, as Atomic counts it.
