@@ -297,10 +297,23 @@ impl UsageBuilder {
         let out = &mut self.out;
         let arena = &mut self.arena;
         let models = &mut self.models;
-        let Ok(sc) = scanned else {
-            return Ok(());
+        // Lines Pi skips are skipped here too, and noted as the loader notes them.
+        let sc = match scanned {
+            Ok(sc) => sc,
+            Err(e) => {
+                let what = if line.terminated { "malformed JSON" } else { "incomplete last line" };
+                let message = format!("{what} ({}): skipped", e.reason);
+                self.out.diagnostics.push(Diagnostic {
+                    line: line.number,
+                    offset: line.offset + e.offset as u64,
+                    message,
+                });
+                return Ok(());
+            }
         };
         if top_is_falsy(line.bytes, sc) {
+            let message = "line is a falsy JSON value (null, false, 0 or \"\"): skipped".into();
+            self.out.diagnostics.push(Diagnostic { line: line.number, offset: line.offset, message });
             return Ok(());
         }
         let b = line.bytes;

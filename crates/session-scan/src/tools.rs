@@ -51,19 +51,31 @@ pub struct ToolsReport {
     pub copies: u64,
     /// Files that could not be read or are not sessions, with why.
     pub errors: Vec<(PathBuf, String)>,
+    /// The lines Pi skips or fails on, by file (`path:line: byte N: message`).
+    pub notes: Vec<Vec<String>>,
 }
+
+/// A file's tool calls, whether it is of the project, and its notes; or why it is no session.
+type FileCalls = Result<(Vec<ToolCall>, bool, Vec<String>), String>;
 
 /// A file's tool calls, and whether its cwd contains `project`; a mapped file that shrank while it
 /// was read is read again into memory.
-fn calls_of(path: &Path, project: Option<&str>, buf: &mut Vec<u8>) -> Result<(Vec<ToolCall>, bool), String> {
+fn calls_of(path: &Path, project: Option<&str>, buf: &mut Vec<u8>) -> FileCalls {
     let mut strategy = crate::read::default_strategy();
     loop {
         let (map, _) = crate::read::read_file_into(path, strategy, buf).map_err(|e| {
             crate::render::error_text(&path.to_string_lossy(), None, None, &format!("cannot read: {e}"))
         })?;
         let bytes: &[u8] = map.as_deref().unwrap_or(buf);
-        let calls =
-            crate::load_session(bytes).map(|session| (tool_calls(&session), crate::in_project(&session, project)));
+        let file = path.to_string_lossy();
+        let calls = crate::load_session(bytes).map(|session| {
+            let notes = session
+                .diagnostics
+                .iter()
+                .map(|d| format!("{file}:{}: byte {}: {}", d.line, d.offset, d.message))
+                .collect();
+            (tool_calls(&session), crate::in_project(&session, project), notes)
+        });
         if map.as_ref().is_some_and(|m| m.truncated()) && strategy != crate::ReadStrategy::Buffered {
             strategy = crate::ReadStrategy::Buffered;
             continue;
@@ -81,13 +93,18 @@ fn calls_of(path: &Path, project: Option<&str>, buf: &mut Vec<u8>) -> Result<(Ve
 /// project is counted there, not here).
 /// With `days`, only calls made on those days (by the assistant message's entry time).
 pub fn build(files: &[PathBuf], project: Option<&str>, days: &crate::days::DayRange) -> ToolsReport {
-    let per_file: Vec<Result<(Vec<ToolCall>, bool), String>> =
+    let per_file: Vec<FileCalls> =
         files.par_iter().map_init(Vec::new, |buf, path| calls_of(path, project, buf)).collect();
     let mut report = ToolsReport::default();
     let mut seen: ahash::AHashSet<String> = ahash::AHashSet::new();
     for (path, calls) in files.iter().zip(per_file) {
         let (calls, counted) = match calls {
-            Ok(read) => read,
+            Ok((calls, counted, notes)) => {
+                if !notes.is_empty() {
+                    report.notes.push(notes);
+                }
+                (calls, counted)
+            }
             Err(why) => {
                 report.errors.push((path.clone(), why));
                 continue;

@@ -161,6 +161,8 @@ pub struct Report {
     pub activity: Activity,
     /// Files that could not be read, with why.
     pub errors: Vec<(PathBuf, FileError)>,
+    /// The lines Pi skips or fails on, by file (`path:line: byte N: message`).
+    pub notes: Vec<Vec<String>>,
 }
 
 /// Why a file was not counted, and where in it when that is known.
@@ -229,6 +231,7 @@ struct Partial {
     activity: Activity,
     days: HashSet<jiff::civil::Date>,
     errors: Vec<(PathBuf, FileError)>,
+    notes: Vec<Vec<String>>,
 }
 
 impl Partial {
@@ -252,6 +255,7 @@ impl Partial {
         }
         self.days.extend(o.days);
         self.errors.extend(o.errors);
+        self.notes.extend(o.notes);
         self
     }
 }
@@ -298,6 +302,7 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
         rows: partial.rows,
         sessions: partial.sessions,
         errors: partial.errors,
+        notes: partial.notes,
         duplicates: partial.duplicates,
         ..Report::default()
     };
@@ -348,6 +353,12 @@ fn read_file(opts: &Options, path: &Path, family: bool, parallel_from: u64, buf:
             return;
         }
     };
+    if !usage.diagnostics.is_empty() {
+        let file = path.to_string_lossy();
+        acc.notes.push(
+            usage.diagnostics.iter().map(|d| format!("{file}:{}: byte {}: {}", d.line, d.offset, d.message)).collect(),
+        );
+    }
     acc.activity.sessions += u64::from(opts.reports(&usage.cwd));
     if family {
         acc.family.push((path.to_path_buf(), usage));

@@ -537,3 +537,34 @@ fn times_are_shown_in_the_zone_asked_for() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("no time zone is named \"Mars/Olympus\""));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Lines Pi skips: one line sums them up by default, `-v` names each with its place, `-q` says
+/// nothing; the same for every command.
+#[test]
+fn skipped_lines_are_summed_up_named_with_v_and_silent_with_q() {
+    let dir = scratch("skipped");
+    let file = dir.join("s.jsonl");
+    std::fs::write(&file, format!("{HEADER}\n{{not json\n{MESSAGE}\nnull\n")).unwrap();
+    let commands: &[&[&str]] =
+        &[&["tree"], &["stats"], &["context"], &["files"], &["grep", "hi"], &["tools"], &["usage"], &["export"]];
+    for command in commands {
+        let said = |flag: Option<&str>| {
+            let mut cmd = scan();
+            cmd.args(*command).arg(&file);
+            if let Some(flag) = flag {
+                cmd.arg(flag);
+            }
+            String::from_utf8(run(&mut cmd).stderr).unwrap()
+        };
+        assert_eq!(
+            said(None),
+            "session-scan: 2 lines in 1 file skipped or set aside, as Pi skips them or fails on them (-v names each)\n",
+            "{command:?}"
+        );
+        let each = said(Some("-v"));
+        assert!(each.contains("s.jsonl:2: byte ") && each.contains("malformed JSON"), "{command:?}: {each}");
+        assert!(each.contains("s.jsonl:4: byte ") && each.contains("falsy JSON value"), "{command:?}: {each}");
+        assert_eq!(said(Some("-q")), "", "{command:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -125,6 +125,11 @@ pub fn run(a: &ToolsArgs, g: &super::Globals) -> anyhow::Result<bool> {
     for (_, why) in &report.errors {
         eprintln!("{why}");
     }
+    let mut notes = super::per_file::Notes::default();
+    for file_notes in &report.notes {
+        notes.take(file_notes, g.verbosity);
+    }
+    notes.sum_up(g.verbosity);
     let text = if a.json {
         let mut buf = Vec::new();
         write_json(&json(&report), &mut buf);

@@ -126,6 +126,11 @@ pub fn run(a: &UsageArgs, g: &super::Globals) -> anyhow::Result<bool> {
         let report_error = if a.json { session_scan::render::error_json } else { session_scan::render::error_text };
         eprintln!("{}", report_error(&p.to_string_lossy(), e.line, e.offset, &e.message));
     }
+    let mut notes = super::per_file::Notes::default();
+    for file_notes in &report.notes {
+        notes.take(file_notes, g.verbosity);
+    }
+    notes.sum_up(g.verbosity);
     let mut keys: Vec<&RowKey> = report.rows.keys().collect();
     // Hours in time order (an hour repeated when clocks go back sorts by its offset), `unknown` last.
     let instant = |k: &RowKey| match group {
