@@ -4,7 +4,7 @@
 //!
 //! The reference reads `created` from `new Date(header.timestamp)` and an entry's time from
 //! `Date.parse(entry.timestamp)` (spec format.md §9, format.md §6). Pi itself writes `toISOString()`, which the fast
-//! path [`iso_fields`] reads; hand-edited and foreign files bring the rest. The rules below were
+//! path `iso_fields` reads; hand-edited and foreign files bring the rest. The rules below were
 //! taken from Node 20's answers (`corpora/dates/`, checked by the tests):
 //! - the ISO format, `[+-YY]YYYY[-MM[-DD]][THH:mm[:ss[.s+]][Z|±HH:mm|±HHmm]]`: days run to 31 in
 //!   every month (February 30 is March 2), hour 24 only at its first instant, a date alone is

@@ -10,7 +10,7 @@ pub enum ReadStrategy {
     /// Read smaller files, map larger ones (in a pass over lines: files from
     /// [`parallel_lines_from`], and the rest of a streamed file from a line of `MAP_LINES_FROM`
     /// bytes; [`WHOLE_FILE_MMAP_THRESHOLD`] for a file read whole): the default. A map that
-    /// shrinks under us is detected ([`crate::mmap::Mapped::truncated`]) and the file read again.
+    /// shrinks under us is detected (`Mapped::truncated`) and the file read again.
     #[default]
     Auto,
     /// Map whenever it is worth it at all: in a pass over lines, files from [`MMAP_THRESHOLD`].

@@ -281,7 +281,7 @@ pub(super) fn scan_map_from(
 }
 
 /// One pass over a file's lines with a state made by `init` and fed by `step` (false to stop):
-/// [`for_each_scanned_line`] (rounds on all cores when the file has `parallel_from` bytes or
+/// `for_each_scanned_line` (rounds on all cores when the file has `parallel_from` bytes or
 /// more, see [`parallel_lines_from`]; else the stream through `buf`, which goes on from a map at
 /// a long line), or, when a mapped file shrank (or under [`ReadStrategy::Buffered`]), the plain
 /// stream from a fresh state. Returns the state, the file's size and its mtime (ms). Every line

@@ -139,7 +139,7 @@ impl Scanned {
     }
     /// Where the `input`, `output`, `cacheRead`, `cacheWrite` and `cost.total` numbers of the
     /// usage object at `usage` lie (start and end in the line), when the scan read that object as
-    /// Pi writes it ([`pi_usage`]): the amounts are then read without walking it again.
+    /// Pi writes it (`pi_usage`): the amounts are then read without walking it again.
     pub fn usage_numbers(&self, usage: Span) -> Option<[(u32, u32); 5]> {
         if self.usage_at != Some(usage.start) {
             return None;
