@@ -568,3 +568,35 @@ fn skipped_lines_are_summed_up_named_with_v_and_silent_with_q() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Every table fits 80 and 200 columns: the listing, usage (each report, with sub-rows), tools.
+#[test]
+fn every_table_fits_80_and_200_columns() {
+    use unicode_width::UnicodeWidthStr;
+    let store = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora/sample-16/sessions");
+    let tables: &[&[&str]] = &[
+        &["list"],
+        &["list", "--threaded"],
+        &["search", "refactor", "--hits", "2"],
+        &["usage", "daily"],
+        &["usage", "session", "--breakdown"],
+        &["usage", "model", "--by-source"],
+        &["usage", "project"],
+        &["tools"],
+        &["grep", "-i", "fix", "-m", "1"],
+    ];
+    for width in [80usize, 200] {
+        for args in tables {
+            let out =
+                run(scan().args(["-q", "--color", "never"]).args(*args).arg(&store).env("COLUMNS", width.to_string()));
+            assert_eq!(out.status.code(), Some(0), "{args:?}");
+            let text = String::from_utf8(out.stdout).unwrap();
+            let widest = text.lines().map(UnicodeWidthStr::width).max().unwrap_or(0);
+            assert!(widest <= width, "{args:?} at {width}: a line of {widest}\n{text}");
+            if width == 200 && args[0] != "grep" {
+                // A wide terminal is used: no column had to leave.
+                assert!(text.lines().next().is_some_and(|h| !h.is_empty()), "{args:?}");
+            }
+        }
+    }
+}

@@ -34,7 +34,14 @@ mod usage;
     about = "Fast, exact reader of Pi coding-agent session files",
     max_term_width = 100,
     after_help = "Sessions: every command takes session files, folders of them, or session ids or id prefixes\n\
-                  (as `pi --session` finds them). See `session-scan help COMMAND`."
+                  (as `pi --session` finds them). See `session-scan help COMMAND`.",
+    after_long_help = "Sessions: every command takes session files, folders of them, or session ids or id prefixes\n\
+                  (as `pi --session` finds them; an ambiguous prefix is an error listing the candidates). With\n\
+                  none, tree, stats, context and export read the session `pi -c` would continue here; the others\n\
+                  read Pi's whole store.\n\n\
+                  Exit codes: 0 done; 1 a session could not be used (said with its file, line and byte offset)\n\
+                  or nothing was found; 2 the request cannot be carried out (an unknown option or value, a\n\
+                  path that is not there, a session id that matches nothing or several sessions)."
 )]
 pub struct Cli {
     #[command(subcommand)]
