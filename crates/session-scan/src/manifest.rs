@@ -141,6 +141,10 @@ pub const CORPORA: &[(&str, &str)] = &[
         "90 small sessions written by corpora/sort/gen.py, 28 with an Invalid Date modified; expected/listall-ids.json is the id order of the oracle's list.mjs under Pi 1.6.0 (Node 20.20.2), each file's mtime set to 1767225600 + 60 * k, k its place in name order",
     ),
     (
+        "ledger",
+        "240 sessions written by Pi 1.6.0's own SessionManager, forks and branched sessions included: oracle gen.mjs --pi 16 --sessions 240 --seed 18 --cwds 8 --avg-entries 8 --scenarios --ledger ledger.jsonl; ledger.jsonl lists every spend made through Pi's API (assistant and tool-result usage, usage entries, compaction and branch-summary usage), never the entries forks and branched sessions copy",
+    ),
+    (
         "threads",
         "64 small sessions written by corpora/threads/gen.py (seed 11) whose headers name parent sessions by paths relative to the store's root; expected/threaded.json is Pi 1.6.0's picker in its threaded mode (its own session list, Node 20.20.2) over listAll() run at the root, by corpora/threads/record.mjs, each file's mtime set to 1767225600 + 60 * k, k its place in name order",
     ),
