@@ -113,7 +113,8 @@ fn null_first_kept_gives_the_boundary_alone_without_separator() {
 #[test]
 fn only_the_last_verbatim_boundary_counts_and_images_stay_blocks() {
     // format.md §8 step 1: a later retired compaction does not hide an earlier verbatim one.
-    // format.md §8 step 3: images stay as separate blocks; text after an image opens a new text block.
+    // format.md §8.1: an image stays a block at its place, the text before it ended by a line
+    // break; the next section opens after it with its blank line.
     let ms = context(&[
         r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"look"},{"type":"image","data":"AAAA","mimeType":"image/png"}],"timestamp":1}}"#.to_string(),
         user("u2", "\"u1\"", "and then"),
@@ -124,7 +125,98 @@ fn only_the_last_verbatim_boundary_counts_and_images_stay_blocks() {
     assert_eq!(ms.len(), 2);
     let blocks = ms[0].get("content").unwrap().as_array().unwrap();
     assert_eq!(blocks.len(), 3);
-    assert_eq!(text(blocks[0].get("text").unwrap()), format!("{BOUNDARY_PREFIX}[User]: look"));
+    assert_eq!(text(blocks[0].get("text").unwrap()), format!("{BOUNDARY_PREFIX}[User]: look\n"));
     assert_eq!(text(blocks[1].get("type").unwrap()), "image");
-    assert_eq!(text(blocks[2].get("text").unwrap()), "[User]: and then");
+    assert_eq!(text(blocks[2].get("text").unwrap()), "\n\n[User]: and then");
+}
+
+/// The boundary message's blocks for a kept tail of these message contents (user messages, or
+/// tool results answering a call of the assistant before them), then an assistant reply `R`:
+/// `T:` and the text of a text block, `I:` and the image's data for an image.
+fn kept_tail_blocks(contents: &[(&str, &str)]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut parent = "null".to_string();
+    for (k, (role, content)) in contents.iter().enumerate() {
+        let id = format!("m{k}");
+        let line = if *role == "toolResult" {
+            lines.push(assistant(
+                &format!("a{k}"),
+                parent.trim_matches('"'),
+                &format!(r#"[{{"type":"toolCall","id":"t{k}","name":"read","arguments":{{"path":"x"}}}}]"#),
+            ));
+            parent = format!("\"a{k}\"");
+            format!(
+                r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:03.000Z","message":{{"role":"toolResult","toolCallId":"t{k}","toolName":"read","content":{content},"isError":false,"timestamp":3}}}}"#
+            )
+        } else {
+            format!(
+                r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":{content},"timestamp":1}}}}"#
+            )
+        };
+        lines.push(line);
+        parent = format!("\"{id}\"");
+    }
+    lines.push(assistant("r", parent.trim_matches('"'), r#"[{"type":"text","text":"R"}]"#));
+    let first = if contents.first().is_some_and(|(role, _)| *role == "toolResult") { "a0" } else { "m0" };
+    lines.push(compaction("c", "r", &format!("\"{first}\""), "verbatim-lines", "S"));
+    let ms = context(&lines);
+    let blocks = ms[0].get("content").unwrap().as_array().unwrap();
+    blocks
+        .iter()
+        .map(|b| match text(b.get("type").unwrap()).as_str() {
+            "text" => format!("T:{}", text(b.get("text").unwrap()).trim_start_matches(BOUNDARY_PREFIX)),
+            _ => format!("I:{}", text(b.get("data").unwrap())),
+        })
+        .collect()
+}
+
+#[test]
+fn kept_tail_images_stay_at_their_place_in_every_shape() {
+    let img = |d: &str| format!(r#"{{"type":"image","data":"{d}","mimeType":"image/png"}}"#);
+    let txt = |t: &str| format!(r#"{{"type":"text","text":"{t}"}}"#);
+    let blocks = |items: &[String]| format!("[{}]", items.join(","));
+    // (the tail's messages by role and content, the boundary's blocks)
+    type Case<'a> = (Vec<(&'a str, String)>, Vec<&'a str>);
+    let cases: Vec<Case<'_>> = vec![
+        // Text, image, text: a line break ends the text before the image; the text after it
+        // starts the next block, which the following sections continue.
+        (
+            vec![("user", blocks(&[txt("A"), img("1"), txt("B")]))],
+            vec!["T:S\n\n[User]: A\n", "I:1", "T:B\n\n[Assistant]: R"],
+        ),
+        // An image first: nothing came before it in the message, so no line break.
+        (vec![("user", blocks(&[img("1"), txt("A")]))], vec!["T:S\n\n[User]: ", "I:1", "T:A\n\n[Assistant]: R"]),
+        // An image last: the line break before it stays (only a text's last break is dropped).
+        (vec![("user", blocks(&[txt("A"), img("1")]))], vec!["T:S\n\n[User]: A\n", "I:1", "T:\n\n[Assistant]: R"]),
+        // Images in a row: a line break of its own between them.
+        (
+            vec![("user", blocks(&[txt("A"), img("1"), img("2"), txt("B")]))],
+            vec!["T:S\n\n[User]: A\n", "I:1", "T:\n", "I:2", "T:B\n\n[Assistant]: R"],
+        ),
+        // A message that is only an image.
+        (vec![("user", blocks(&[img("1")]))], vec!["T:S\n\n[User]: ", "I:1", "T:\n\n[Assistant]: R"]),
+        // A string message, and texts that run on into each other.
+        (vec![("user", "\"hello\"".to_string())], vec!["T:S\n\n[User]: hello\n\n[Assistant]: R"]),
+        (vec![("user", blocks(&[txt("A"), txt("B\\n")]))], vec!["T:S\n\n[User]: AB\n\n[Assistant]: R"]),
+        // Empty texts beside images add nothing, not even the line break.
+        (vec![("user", blocks(&[txt(""), img("1"), txt("")]))], vec!["T:S\n\n[User]: ", "I:1", "T:\n\n[Assistant]: R"]),
+        // In a tool result, the same.
+        (
+            vec![("toolResult", blocks(&[txt("out"), img("1"), txt("more")]))],
+            vec![
+                "T:S\n\n[Assistant tool calls]: read(path=\"x\")\n\n[Tool result]: out\n",
+                "I:1",
+                "T:more\n\n[Assistant]: R",
+            ],
+        ),
+        // Two messages with images: each image at its place.
+        (
+            vec![("user", blocks(&[txt("A"), img("1")])), ("user", blocks(&[img("2"), txt("B")]))],
+            vec!["T:S\n\n[User]: A\n", "I:1", "T:\n\n[User]: ", "I:2", "T:B\n\n[Assistant]: R"],
+        ),
+    ];
+    for (contents, want) in cases {
+        let refs: Vec<(&str, &str)> = contents.iter().map(|(r, c)| (*r, c.as_str())).collect();
+        assert_eq!(kept_tail_blocks(&refs), want, "{contents:?}");
+    }
 }

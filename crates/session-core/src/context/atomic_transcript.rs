@@ -13,48 +13,71 @@ pub const BOUNDARY_PREFIX: &str = "The earlier conversation was compacted. Below
 /// The synthetic result of a tool call that was interrupted by a later turn (format.md §8.1).
 pub const INTERRUPTED: &str = "Tool execution was interrupted after it started; its result is unavailable. Inspect side effects before deciding whether to retry it.";
 
-enum Piece<'b> {
+/// One piece of the transcript: text, or an image kept at its place.
+enum Chunk<'b> {
     Text(Vec<u8>),
     Image(Value<'b>),
 }
 
-/// The content blocks of the boundary message: text blocks and image blocks.
-pub fn boundary_content<'b>(summary: &[u8], tail: &[Value<'b>]) -> Vec<Value<'b>> {
-    let sections = sections(tail);
-    let mut blocks: Vec<Value<'b>> = Vec::new();
-    let mut text = BOUNDARY_PREFIX.as_bytes().to_vec();
-    text.extend_from_slice(summary);
-    // A separator only when both the summary and the transcript have something (format.md §8.1).
-    let mut need_sep = !summary.is_empty();
-    let mut text_open = true;
-    for section in sections {
-        for (k, piece) in section.into_iter().enumerate() {
-            match piece {
-                Piece::Text(t) => {
-                    if !text_open {
-                        blocks.push(text_block(std::mem::take(&mut text)));
-                        text_open = true;
-                    }
-                    if k == 0 && need_sep {
-                        text.extend_from_slice(b"\n\n");
-                    }
-                    text.extend(t);
-                    need_sep = true;
-                }
-                Piece::Image(img) => {
-                    blocks.push(text_block(std::mem::take(&mut text)));
-                    blocks.push(img);
-                    text_open = false;
-                    need_sep = false;
-                }
-            }
+/// Adds text to the last text chunk, or as a new one after an image; empty text adds nothing.
+fn append_text(chunks: &mut Vec<Chunk<'_>>, text: &[u8]) {
+    if text.is_empty() {
+        return;
+    }
+    match chunks.last_mut() {
+        Some(Chunk::Text(last)) => last.extend_from_slice(text),
+        _ => chunks.push(Chunk::Text(text.to_vec())),
+    }
+}
+
+/// Whether a section has something to show: an image, or text that is not empty.
+fn has_content(chunks: &[Chunk<'_>]) -> bool {
+    chunks.iter().any(|c| match c {
+        Chunk::Text(t) => !t.is_empty(),
+        Chunk::Image(_) => true,
+    })
+}
+
+/// Appends a section: a blank line after what came before, its header, then its chunks (text
+/// merging into the running text, images kept apart). A section with nothing to show is left out.
+fn push_section<'b>(out: &mut Vec<Chunk<'b>>, header: &str, section: Vec<Chunk<'b>>) {
+    if !has_content(&section) {
+        return;
+    }
+    let mut head = if out.is_empty() { Vec::new() } else { b"\n\n".to_vec() };
+    head.extend_from_slice(header.as_bytes());
+    append_text(out, &head);
+    for chunk in section {
+        match chunk {
+            Chunk::Text(t) => append_text(out, &t),
+            Chunk::Image(img) => out.push(Chunk::Image(img)),
         }
     }
-    if text_open || !text.is_empty() {
-        blocks.push(text_block(text));
+}
+
+/// The content blocks of the boundary message: Atomic's fixed sentence and the summary, then the
+/// kept tail's transcript (after a blank line when both have something), images at their place.
+pub fn boundary_content<'b>(summary: &[u8], tail: &[Value<'b>]) -> Vec<Value<'b>> {
+    let transcript = transcript(tail);
+    let mut text = BOUNDARY_PREFIX.as_bytes().to_vec();
+    text.extend_from_slice(summary);
+    let mut chunks = vec![Chunk::Text(text)];
+    if !transcript.is_empty() && !summary.is_empty() {
+        append_text(&mut chunks, b"\n\n");
     }
-    blocks.retain(|b| !(b.get("type").and_then(Value::as_str).is_some_and(|t| *t == "text") && text_of(b).is_empty()));
-    blocks
+    for chunk in transcript {
+        match chunk {
+            Chunk::Text(t) => append_text(&mut chunks, &t),
+            Chunk::Image(img) => chunks.push(Chunk::Image(img)),
+        }
+    }
+    chunks
+        .into_iter()
+        .map(|c| match c {
+            Chunk::Text(t) => text_block(t),
+            Chunk::Image(img) => img,
+        })
+        .collect()
 }
 
 fn text_of<'x>(b: &'x Value<'_>) -> &'x [u8] {
@@ -72,44 +95,53 @@ fn role<'x>(m: &'x Value<'_>) -> &'x [u8] {
     m.get("role").and_then(Value::as_str).map(|s| s.as_bytes()).unwrap_or_default()
 }
 
-/// Text blocks joined with `\n` and image blocks, from a string or block content.
-fn content_pieces<'b>(content: Option<&Value<'b>>) -> (Vec<u8>, Vec<Value<'b>>) {
+/// A user or tool-result message's content as retained chunks: a string is one text; blocks are
+/// taken in order, texts running on into each other, an image kept as its own chunk after a line
+/// break ended the text before it (when the message has produced something), so that the text
+/// after it starts a new chunk; one line break ending the last text is dropped.
+fn content_chunks<'b>(content: Option<&Value<'b>>) -> Vec<Chunk<'b>> {
+    let mut chunks = Vec::new();
     match content {
-        Some(Value::String(s)) => (s.as_bytes().to_vec(), Vec::new()),
+        Some(Value::String(s)) => append_text(&mut chunks, s.as_bytes()),
         Some(Value::Array(blocks)) => {
-            let mut texts: Vec<&[u8]> = Vec::new();
-            let mut images = Vec::new();
             for b in blocks {
                 match b.get("type").and_then(Value::as_str).map(|t| t.as_bytes()) {
-                    Some(b"text") => texts.push(text_of(b)),
-                    Some(b"image") => images.push(b.clone()),
+                    Some(b"text") => append_text(&mut chunks, text_of(b)),
+                    Some(b"image") => {
+                        if !chunks.is_empty() {
+                            append_text(&mut chunks, b"\n");
+                        }
+                        chunks.push(Chunk::Image(b.clone()));
+                    }
                     _ => {}
                 }
             }
-            (texts.join(&b"\n"[..]), images)
+            if let Some(Chunk::Text(last)) = chunks.last_mut()
+                && last.last() == Some(&b'\n')
+            {
+                last.pop();
+            }
         }
-        _ => (Vec::new(), Vec::new()),
+        _ => {}
     }
+    chunks
 }
 
-fn labelled<'b>(label: &str, text: Vec<u8>, images: Vec<Value<'b>>) -> Vec<Piece<'b>> {
-    let mut t = label.as_bytes().to_vec();
-    t.extend(text);
-    let mut out = vec![Piece::Text(t)];
-    out.extend(images.into_iter().map(Piece::Image));
-    out
+/// The text of a message's chunks, for the test of an empty turn.
+fn chunk_text(chunks: &[Chunk<'_>]) -> Vec<u8> {
+    chunks.iter().filter_map(|c| if let Chunk::Text(t) = c { Some(&t[..]) } else { None }).collect::<Vec<_>>().concat()
 }
 
-/// One section per transcript line, in order.
-fn sections<'b>(tail: &[Value<'b>]) -> Vec<Vec<Piece<'b>>> {
-    let mut out: Vec<Vec<Piece<'b>>> = Vec::new();
+/// The kept tail as transcript chunks, after Atomic's `convertToLlm`.
+fn transcript<'b>(tail: &[Value<'b>]) -> Vec<Chunk<'b>> {
+    let mut out: Vec<Chunk<'b>> = Vec::new();
     // Tool calls waiting for a result: (id, index in `out` after which a synthetic result goes).
     let mut open_calls: Vec<Vec<u8>> = Vec::new();
     let mut answered: HashSet<Vec<u8>> = HashSet::new();
     let mut known_calls: HashSet<Vec<u8>> = HashSet::new();
-    let interrupt = |out: &mut Vec<Vec<Piece<'b>>>, open: &mut Vec<Vec<u8>>| {
+    let interrupt = |out: &mut Vec<Chunk<'b>>, open: &mut Vec<Vec<u8>>| {
         for _ in open.drain(..) {
-            out.push(vec![Piece::Text(format!("[Tool result]: {INTERRUPTED}").into_bytes())]);
+            push_section(out, "[Tool result]: ", vec![Chunk::Text(INTERRUPTED.as_bytes().to_vec())]);
         }
     };
     for m in tail {
@@ -120,8 +152,7 @@ fn sections<'b>(tail: &[Value<'b>]) -> Vec<Vec<Piece<'b>>> {
                     continue; // orphan or duplicate (format.md §8.1)
                 }
                 open_calls.retain(|c| *c != id);
-                let (text, images) = content_pieces(m.get("content"));
-                out.push(labelled("[Tool result]: ", text, images));
+                push_section(&mut out, "[Tool result]: ", content_chunks(m.get("content")));
             }
             b"assistant" => {
                 interrupt(&mut out, &mut open_calls);
@@ -152,34 +183,24 @@ fn sections<'b>(tail: &[Value<'b>]) -> Vec<Vec<Piece<'b>>> {
                         _ => {}
                     }
                 }
-                let mut section = Vec::new();
                 if !thinking.is_empty() {
-                    let mut t = b"[Assistant thinking]: ".to_vec();
-                    t.extend(thinking.join(&b"\n"[..]));
-                    section.push(t);
+                    push_section(&mut out, "[Assistant thinking]: ", vec![Chunk::Text(thinking.join(&b"\n"[..]))]);
                 }
                 if !texts.is_empty() {
-                    let mut t = b"[Assistant]: ".to_vec();
-                    t.extend(texts.join(&b"\n"[..]));
-                    section.push(t);
+                    push_section(&mut out, "[Assistant]: ", vec![Chunk::Text(texts.join(&b"\n"[..]))]);
                 }
                 if !calls.is_empty() {
-                    let mut t = b"[Assistant tool calls]: ".to_vec();
-                    t.extend(calls.join(&b"; "[..]));
-                    section.push(t);
-                }
-                for t in section {
-                    out.push(vec![Piece::Text(t)]);
+                    push_section(&mut out, "[Assistant tool calls]: ", vec![Chunk::Text(calls.join(&b"; "[..]))]);
                 }
             }
             r => {
-                let (text, images) = match r {
-                    b"user" => content_pieces(m.get("content")),
+                let chunks = match r {
+                    b"user" => content_chunks(m.get("content")),
                     b"custom" if !m.get("excludeFromContext").is_some_and(Value::is_truthy) => {
-                        content_pieces(m.get("content"))
+                        content_chunks(m.get("content"))
                     }
                     b"bashExecution" if !m.get("excludeFromContext").is_some_and(Value::is_truthy) => {
-                        (crate::context::bash_text(m), Vec::new())
+                        vec![Chunk::Text(crate::context::bash_text(m))]
                     }
                     b"branchSummary" => {
                         let mut t = crate::context::BRANCH_SUMMARY_PREFIX.as_bytes().to_vec();
@@ -187,15 +208,16 @@ fn sections<'b>(tail: &[Value<'b>]) -> Vec<Vec<Piece<'b>>> {
                             m.get("summary").and_then(Value::as_str).map(|s| s.as_bytes().to_vec()).unwrap_or_default(),
                         );
                         t.extend_from_slice(crate::context::BRANCH_SUMMARY_SUFFIX.as_bytes());
-                        (t, Vec::new())
+                        vec![Chunk::Text(t)]
                     }
                     _ => continue,
                 };
-                if crate::text::js_trim(&text).is_empty() && images.is_empty() {
+                let images = chunks.iter().any(|c| matches!(c, Chunk::Image(_)));
+                if crate::text::js_trim(&chunk_text(&chunks)).is_empty() && !images {
                     continue; // whitespace-only or null user turns are dropped (format.md §8.1)
                 }
                 interrupt(&mut out, &mut open_calls);
-                out.push(labelled("[User]: ", text, images));
+                push_section(&mut out, "[User]: ", chunks);
             }
         }
     }
