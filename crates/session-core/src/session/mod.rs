@@ -600,6 +600,11 @@ impl<'a> Session<'a> {
             return;
         }
         self.migrated_from = Some(if version < 2.0 { 1 } else { 2 });
+        // Each step sets the header's version (in place when the key is there, else last), as
+        // Pi's `getHeader()` then gives it.
+        if let Value::Object(header) = &mut self.header {
+            header.insert("version", Value::Number(3.0));
+        }
         if version < 2.0 {
             self.migrate_v1();
         }
