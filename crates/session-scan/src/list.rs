@@ -245,6 +245,8 @@ pub struct Reading<'c> {
     pub texts: Texts,
     /// Atomic's internal workflow sessions are left out.
     pub hide_internal: bool,
+    /// How files are read (buffered or mapped).
+    pub strategy: crate::ReadStrategy,
     /// Unchanged files are listed from it, and the others recorded in it. Used only with
     /// [`Texts::Skip`].
     pub cache: Option<&'c crate::cache::ListCache>,
@@ -256,7 +258,7 @@ pub struct Reading<'c> {
 impl Reading<'static> {
     /// Every file read, with these texts.
     pub fn new(texts: Texts, hide_internal: bool) -> Self {
-        Reading { texts, hide_internal, cache: None, then: None }
+        Reading { texts, hide_internal, strategy: crate::ReadStrategy::Auto, cache: None, then: None }
     }
 }
 
@@ -264,6 +266,11 @@ impl<'c> Reading<'c> {
     /// The same, listing unchanged files from `cache`.
     pub fn with_cache(self, cache: &'c crate::cache::ListCache) -> Reading<'c> {
         Reading { cache: Some(cache), ..self }
+    }
+
+    /// The same, with files read by `strategy`.
+    pub fn with_strategy(self, strategy: crate::ReadStrategy) -> Reading<'c> {
+        Reading { strategy, ..self }
     }
 
     /// The same, with `then` done to each listing as it is made.
@@ -287,7 +294,7 @@ fn read_or_recall(c: &Candidate, how: Reading<'_>, parallel_from: u64, buf: &mut
         Some(crate::cache::Lookup::Miss(key)) => Some(key),
         None => None,
     };
-    let (listed, read) = read_uncached(c, how.texts, how.hide_internal, parallel_from, buf);
+    let (listed, read) = read_uncached(c, how.strategy, how.texts, how.hide_internal, parallel_from, buf);
     if let (Some(cache), Some(key)) = (cache, missed) {
         cache.store(&c.path, how.hide_internal, key.filter(|_| read), &listed);
     }
@@ -297,6 +304,7 @@ fn read_or_recall(c: &Candidate, how: Reading<'_>, parallel_from: u64, buf: &mut
 /// The file's listing, and whether it could be read.
 fn read_uncached(
     c: &Candidate,
+    strategy: crate::ReadStrategy,
     texts: Texts,
     hide_internal: bool,
     parallel_from: u64,
@@ -306,11 +314,11 @@ fn read_uncached(
     // others streamed through the reused buffer (`read::fold_lines`).
     let read = crate::read::fold_lines(
         &c.path,
+        crate::read::Pass { strategy, parallel_from },
         session_core::lines::LineRule::Readline,
         buf,
         // With texts, the scan records the text blocks, so that they need no second walk.
         session_core::json::ScanOptions { blocks: texts != Texts::Skip },
-        parallel_from,
         || Taker::new(texts, hide_internal),
         |taker, line, scanned| taker.take(line, scanned),
     );

@@ -60,8 +60,8 @@ type FileCalls = Result<(Vec<ToolCall>, bool, Vec<String>), String>;
 
 /// A file's tool calls, and whether its cwd contains `project`; a mapped file that shrank while it
 /// was read is read again into memory.
-fn calls_of(path: &Path, project: Option<&str>, buf: &mut Vec<u8>) -> FileCalls {
-    let mut strategy = crate::read::default_strategy();
+fn calls_of(path: &Path, strategy: crate::ReadStrategy, project: Option<&str>, buf: &mut Vec<u8>) -> FileCalls {
+    let mut strategy = strategy;
     loop {
         let (map, _) = crate::read::read_file_into(path, strategy, buf).map_err(|e| {
             crate::render::error_text(&path.to_string_lossy(), None, None, &format!("cannot read: {e}"))
@@ -92,9 +92,14 @@ fn calls_of(path: &Path, project: Option<&str>, buf: &mut Vec<u8>) -> FileCalls 
 /// contains it are counted; copies are still found among all (a call first made in another
 /// project is counted there, not here).
 /// With `days`, only calls made on those days (by the assistant message's entry time).
-pub fn build(files: &[PathBuf], project: Option<&str>, days: &crate::days::DayRange) -> ToolsReport {
+pub fn build(
+    files: &[PathBuf],
+    strategy: crate::ReadStrategy,
+    project: Option<&str>,
+    days: &crate::days::DayRange,
+) -> ToolsReport {
     let per_file: Vec<FileCalls> =
-        files.par_iter().map_init(Vec::new, |buf, path| calls_of(path, project, buf)).collect();
+        files.par_iter().map_init(Vec::new, |buf, path| calls_of(path, strategy, project, buf)).collect();
     let mut report = ToolsReport::default();
     let mut seen: ahash::AHashSet<String> = ahash::AHashSet::new();
     for (path, calls) in files.iter().zip(per_file) {

@@ -67,6 +67,8 @@ pub struct Options {
     pub project: Option<String>,
     /// Which usages count: Pi's, or with Atomic's session summaries too (`--atomic`).
     pub counting: Counting,
+    /// How files are read (buffered or mapped).
+    pub strategy: crate::ReadStrategy,
 }
 
 impl Default for Options {
@@ -81,6 +83,7 @@ impl Default for Options {
             tz: jiff::tz::TimeZone::UTC,
             project: None,
             counting: Counting::Pi,
+            strategy: crate::ReadStrategy::Auto,
         }
     }
 }
@@ -331,10 +334,10 @@ fn read_file(opts: &Options, path: &Path, family: bool, parallel_from: u64, buf:
     let scan = session_core::json::ScanOptions { blocks: true };
     let read = crate::read::fold_lines(
         path,
+        crate::read::Pass { strategy: opts.strategy, parallel_from },
         LineRule::Newline,
         buf,
         scan,
-        parallel_from,
         || UsageBuilder::new(opts.counting),
         |b, line, s| b.line_scanned(line, s),
     );

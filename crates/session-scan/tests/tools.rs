@@ -77,7 +77,7 @@ fn figures_are_those_of_a_second_reading() {
             }
         }
     }
-    let report = session_scan::tools::build(&files, None, &all_days());
+    let report = session_scan::tools::build(&files, session_scan::ReadStrategy::Auto, None, &all_days());
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert_eq!(report.sessions, files.len() as u64);
     assert_eq!(report.copies, copies);
@@ -117,8 +117,11 @@ fn projects_that_split_the_store_add_up_to_it() {
     };
     let parts = ["/Users/", "/home/"];
     assert!(files.iter().all(|f| parts.iter().filter(|p| cwd_of(f).contains(*p)).count() == 1));
-    let all = session_scan::tools::build(&files, None, &all_days());
-    let split: Vec<_> = parts.iter().map(|p| session_scan::tools::build(&files, Some(p), &all_days())).collect();
+    let all = session_scan::tools::build(&files, session_scan::ReadStrategy::Auto, None, &all_days());
+    let split: Vec<_> = parts
+        .iter()
+        .map(|p| session_scan::tools::build(&files, session_scan::ReadStrategy::Auto, Some(p), &all_days()))
+        .collect();
     let calls = |r: &session_scan::tools::ToolsReport| r.tools.values().map(|f| f.calls).sum::<u64>();
     assert!(split.iter().all(|r| r.sessions > 0 && calls(r) > 0));
     assert_eq!(split.iter().map(|r| r.sessions).sum::<u64>(), all.sessions);
@@ -128,7 +131,11 @@ fn projects_that_split_the_store_add_up_to_it() {
         let errors: u64 = split.iter().map(|r| r.tools.get(name).map_or(0, |g| g.errors)).sum();
         assert_eq!(errors, f.errors, "{name}");
     }
-    assert_eq!(session_scan::tools::build(&files, Some("/nobody-has-this/"), &all_days()).sessions, 0);
+    assert_eq!(
+        session_scan::tools::build(&files, session_scan::ReadStrategy::Auto, Some("/nobody-has-this/"), &all_days())
+            .sessions,
+        0
+    );
 }
 
 /// `--since` and `--until`: days that split the store's calls add up to them all.
@@ -139,12 +146,27 @@ fn days_that_split_the_store_add_up_to_it() {
         session_scan::days::DayRange::parse(since, until, &jiff::tz::TimeZone::get("Europe/Paris").unwrap()).unwrap()
     };
     let calls = |r: &session_scan::tools::ToolsReport| r.tools.values().map(|f| f.calls).sum::<u64>();
-    let all = calls(&session_scan::tools::build(&files, None, &all_days()));
-    let before = calls(&session_scan::tools::build(&files, None, &days(None, Some("2025-01-14"))));
-    let after = calls(&session_scan::tools::build(&files, None, &days(Some("2025-01-15"), None)));
+    let all = calls(&session_scan::tools::build(&files, session_scan::ReadStrategy::Auto, None, &all_days()));
+    let before = calls(&session_scan::tools::build(
+        &files,
+        session_scan::ReadStrategy::Auto,
+        None,
+        &days(None, Some("2025-01-14")),
+    ));
+    let after = calls(&session_scan::tools::build(
+        &files,
+        session_scan::ReadStrategy::Auto,
+        None,
+        &days(Some("2025-01-15"), None),
+    ));
     assert!(before > 0 && after > 0, "{before} {after}");
     assert_eq!(before + after, all);
-    let one_day = calls(&session_scan::tools::build(&files, None, &days(Some("2025-01-15"), Some("2025-01-15"))));
+    let one_day = calls(&session_scan::tools::build(
+        &files,
+        session_scan::ReadStrategy::Auto,
+        None,
+        &days(Some("2025-01-15"), Some("2025-01-15")),
+    ));
     assert!(one_day > 0 && one_day < after);
 }
 
@@ -164,8 +186,12 @@ fn the_command_reports_every_tool() {
     let calls: Vec<u64> = tools.iter().map(|t| t["calls"].as_u64().unwrap()).collect();
     assert!(calls.windows(2).all(|w| w[0] >= w[1]), "{calls:?}");
     assert_eq!(report["calls"].as_u64().unwrap(), calls.iter().sum::<u64>());
-    let library =
-        session_scan::tools::build(&session_scan::expand_paths(std::slice::from_ref(&store)), None, &all_days());
+    let library = session_scan::tools::build(
+        &session_scan::expand_paths(std::slice::from_ref(&store)),
+        session_scan::ReadStrategy::Auto,
+        None,
+        &all_days(),
+    );
     for t in tools {
         let f = &library.tools[t["tool"].as_str().unwrap()];
         let d = &t["durationMs"];

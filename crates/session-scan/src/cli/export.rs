@@ -66,7 +66,7 @@ pub fn run(a: &ExportArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let file = path.to_string_lossy().into_owned();
     let mut buf = Vec::new();
     // A session that cannot be read is said as every command says it, and is exit 1.
-    let (map, _) = match session_scan::read_file_into(&path, session_scan::read::default_strategy(), &mut buf) {
+    let (map, _) = match session_scan::read_file_into(&path, g.strategy, &mut buf) {
         Ok(read) => read,
         Err(e) => {
             eprintln!("{}", session_scan::render::error_text(&file, None, None, &format!("cannot read: {e}")));

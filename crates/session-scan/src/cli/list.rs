@@ -182,7 +182,7 @@ pub(super) fn run_with(a: &ListArgs, g: &super::Globals, search: Option<&Search>
         Scope::All { .. } | Scope::Files { .. } => None,
     };
     let hide_internal = a.atomic && !a.include_internal;
-    let reading = list::Reading::new(texts, hide_internal);
+    let reading = list::Reading::new(texts, hide_internal).with_strategy(g.strategy);
     let how = match &cache {
         Some(cache) => reading.with_cache(cache),
         None => reading,

@@ -123,6 +123,8 @@ pub struct Globals {
     pub color: bool,
     /// How much to say of the lines Pi skips or fails on.
     pub verbosity: Verbosity,
+    /// How files are read: buffered, or mapped where that is faster.
+    pub strategy: session_scan::ReadStrategy,
 }
 
 #[derive(Subcommand)]
@@ -219,13 +221,16 @@ pub fn main() -> ExitCode {
         (false, true) => Verbosity::Each,
         (false, false) => Verbosity::Summary,
     };
-    let g = Globals { zone, color, verbosity };
+    // `--mmap` maps wherever it is worth it at all; `--no-mmap` never maps.
+    let strategy = match (cli.mmap, cli.no_mmap) {
+        (true, _) => session_scan::ReadStrategy::Mmap,
+        (false, true) => session_scan::ReadStrategy::Buffered,
+        (false, false) => session_scan::ReadStrategy::Auto,
+    };
+    let g = Globals { zone, color, verbosity, strategy };
     // `Date.parse` takes a time without an offset in the machine's zone (`TZ` first), as Node does;
     // it is read only if such a time is met.
     session_core::jsdate::set_local_zone(jiff::tz::TimeZone::system);
-    if cli.no_mmap && !cli.mmap {
-        session_scan::read::set_default_strategy(session_scan::ReadStrategy::Buffered);
-    }
     if let Some(n) = cli.threads
         && let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global()
     {

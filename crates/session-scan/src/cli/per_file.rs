@@ -107,7 +107,7 @@ where
     session_scan::in_order::map_ordered(
         &paths,
         window,
-        |buf: &mut Vec<u8>, p| run_file_safely(p, args.json, buf, &each),
+        |buf: &mut Vec<u8>, p| run_file_safely(p, g.strategy, args.json, buf, &each),
         |o| {
             for line in &o.stderr {
                 eprintln!("{line}");
@@ -144,12 +144,12 @@ where
 
 /// Runs one file; when a mapped file shrank under us, its output is thrown away and the file is
 /// read again into memory, so that what is printed is a state the file really had.
-fn run_file_safely<F>(path: &Path, json: bool, buf: &mut Vec<u8>, each: &F) -> Outcome
+fn run_file_safely<F>(path: &Path, strategy: ReadStrategy, json: bool, buf: &mut Vec<u8>, each: &F) -> Outcome
 where
     F: Fn(&str, &[u8], bool) -> Outcome,
 {
     let file = path.to_string_lossy().into_owned();
-    let mut strategy = session_scan::read::default_strategy();
+    let mut strategy = strategy;
     let mut note = None;
     loop {
         let map = match read_file_into(path, strategy, buf) {

@@ -85,6 +85,7 @@ pub fn run(a: &UsageArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let days = a.filter.days(g)?;
     let tz_name = g.zone.label.clone();
     let opts = Options {
+        strategy: g.strategy,
         group,
         breakdown: a.breakdown,
         by_source: a.by_source,

@@ -19,27 +19,6 @@ pub enum ReadStrategy {
     Buffered,
 }
 
-static DEFAULT: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
-
-/// Sets the strategy the commands use (the CLI's `--no-mmap` picks [`ReadStrategy::Buffered`]).
-pub fn set_default_strategy(s: ReadStrategy) {
-    let v = match s {
-        ReadStrategy::Auto => 0,
-        ReadStrategy::Buffered => 1,
-        ReadStrategy::Mmap => 2,
-    };
-    DEFAULT.store(v, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// The strategy the commands use.
-pub fn default_strategy() -> ReadStrategy {
-    match DEFAULT.load(std::sync::atomic::Ordering::Relaxed) {
-        1 => ReadStrategy::Buffered,
-        2 => ReadStrategy::Mmap,
-        _ => ReadStrategy::Auto,
-    }
-}
-
 /// Files at least this large are mapped under [`ReadStrategy::Mmap`] in a pass over their lines
 /// ([`fold_lines`]); [`ReadStrategy::Auto`] streams every file under [`parallel_lines_from`], as
 /// the bytes the kernel copies into the buffer are in the core's cache when they are scanned, and

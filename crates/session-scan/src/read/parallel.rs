@@ -119,6 +119,16 @@ pub(super) fn line_start_within(bytes: &[u8], at: usize, limit: usize) -> Option
     }
 }
 
+/// How a pass over many files reads each: the strategy asked for, and the size from which a file
+/// is mapped and its lines scanned on every core ([`parallel_lines_from`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Pass {
+    /// Buffered, mapped where that is faster, or mapped wherever it is worth it.
+    pub strategy: ReadStrategy,
+    /// Files of this many bytes or more go in rounds on every core.
+    pub parallel_from: u64,
+}
+
 /// Opens a file and calls `step` with each line under `rule` and its scan, in order, until
 /// `step` returns false. A file under `parallel_from` bytes is streamed through `buf`, a line of
 /// [`MAP_LINES_FROM`] bytes or more read from a map (under [`ReadStrategy::Mmap`], one of
@@ -129,16 +139,17 @@ pub(super) fn line_start_within(bytes: &[u8], at: usize, limit: usize) -> Option
 /// longer than `long_line(size)` on, the rest of the file is streamed through `buf`.
 pub(super) fn for_each_scanned_line(
     path: &Path,
+    pass: Pass,
     rule: session_core::lines::LineRule,
     options: ScanOptions,
     buf: &mut Vec<u8>,
-    parallel_from: u64,
     long_line: impl Fn(u64) -> usize,
     mut step: impl FnMut(session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<ScannedPass> {
     use rayon::prelude::*;
+    let Pass { strategy, parallel_from } = pass;
     let (mut file, meta) = open_regular(path)?;
-    match default_strategy() {
+    match strategy {
         ReadStrategy::Buffered => return Ok(ScannedPass::Stream((file, meta))),
         ReadStrategy::Mmap if meta.len() < MMAP_THRESHOLD => return Ok(ScannedPass::Stream((file, meta))),
         ReadStrategy::Mmap if meta.len() < parallel_from => {
@@ -288,18 +299,17 @@ pub(super) fn scan_map_from(
 /// but a blank one comes with its scan, made with `options`.
 pub fn fold_lines<S>(
     path: &Path,
+    pass: Pass,
     rule: session_core::lines::LineRule,
     buf: &mut Vec<u8>,
     options: ScanOptions,
-    parallel_from: u64,
     init: impl Fn() -> S,
     mut step: impl FnMut(&mut S, session_core::lines::Line<'_>, session_core::json::LineScan<'_>) -> bool,
 ) -> std::io::Result<(S, u64, f64)> {
     let mut state = init();
     let reach = |size: u64| if size <= LONG_LINES_FROM { usize::MAX } else { LONG_LINE };
-    let pass = for_each_scanned_line(path, rule, options, buf, parallel_from, reach, |line, scanned| {
-        step(&mut state, line, scanned)
-    })?;
+    let pass =
+        for_each_scanned_line(path, pass, rule, options, buf, reach, |line, scanned| step(&mut state, line, scanned))?;
     match pass {
         ScannedPass::Done(size, mtime) => Ok((state, size, mtime)),
         ScannedPass::Stream(opened) => {

@@ -152,20 +152,20 @@ fn long_lines_of_a_stream_are_read_from_a_map_as_the_stream_reads_them() {
                 for strategy in [ReadStrategy::Auto, ReadStrategy::Mmap] {
                     let maps_before = LONG_LINE_MAPS.with(std::cell::Cell::get);
                     let mut passed = Vec::new();
-                    let pass = with_strategy(strategy, || {
+                    let pass = {
                         for_each_scanned_line(
                             &path,
+                            Pass { strategy, parallel_from: PARALLEL_LINES_MIN },
                             rule,
                             options,
                             &mut Vec::new(),
-                            PARALLEL_LINES_MIN,
                             |_| usize::MAX,
                             |line, scan| {
                                 passed.push(describe(line, scan));
                                 passed.len() < stop_after
                             },
                         )
-                    })
+                    }
                     .unwrap();
                     assert!(matches!(pass, ScannedPass::Done(..)));
                     assert_eq!(passed, streamed[..stop_after.min(streamed.len())], "{rule:?} {strategy:?}");
@@ -207,13 +207,13 @@ fn a_file_cut_while_a_long_line_is_read_from_its_map_is_read_again() {
     let path = std::env::temp_dir().join(format!("session-scan-cut-long-line-{}.jsonl", std::process::id()));
     std::fs::write(&path, &bytes).unwrap();
     let (mut cut, maps_before) = (false, LONG_LINE_MAPS.with(std::cell::Cell::get));
-    let (lines, _, _) = with_strategy(ReadStrategy::Auto, || {
+    let (lines, _, _) = {
         fold_lines(
             &path,
+            Pass { strategy: ReadStrategy::Auto, parallel_from: PARALLEL_LINES_MIN },
             LineRule::Readline,
             &mut Vec::new(),
             ScanOptions::default(),
-            PARALLEL_LINES_MIN,
             Vec::new,
             |lines: &mut Vec<String>, line, scan| {
                 if line.bytes.len() > MAP_LINES_FROM && !cut {
@@ -225,7 +225,7 @@ fn a_file_cut_while_a_long_line_is_read_from_its_map_is_read_again() {
                 true
             },
         )
-    })
+    }
     .unwrap();
     assert!(cut, "the long line was handed over");
     assert_eq!(LONG_LINE_MAPS.with(std::cell::Cell::get) - maps_before, 1, "it was read from the map");
@@ -234,19 +234,6 @@ fn a_file_cut_while_a_long_line_is_read_from_its_map_is_read_again() {
     assert_eq!(lines, expected);
     std::fs::remove_file(&path).unwrap();
 }
-
-/// Runs `f` with the read strategy set to `strategy` on this thread's passes (the default
-/// again afterwards).
-fn with_strategy<R>(strategy: ReadStrategy, f: impl FnOnce() -> R) -> R {
-    let _guard = STRATEGY_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    set_default_strategy(strategy);
-    let out = f();
-    set_default_strategy(ReadStrategy::Auto);
-    out
-}
-
-/// The strategy is process-wide: tests that change it take turns.
-static STRATEGY_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// A mapped file whose lines grow past the cut search's reach is handed over as the stream
 /// gives it: the rounds before the long line, then the stream from its start, with the same
@@ -285,10 +272,10 @@ fn long_lines_continue_in_the_stream_where_the_rounds_stop() {
         let mut passed = Vec::new();
         let pass = for_each_scanned_line(
             &path,
+            Pass { strategy: ReadStrategy::Auto, parallel_from: PARALLEL_LINES_MIN },
             rule,
             options,
             &mut Vec::new(),
-            PARALLEL_LINES_MIN,
             |_| 4096,
             |line, scan| {
                 passed.push(describe(line, scan));
