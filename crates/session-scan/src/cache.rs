@@ -165,7 +165,14 @@ impl Entry {
             ),
             Outcome::Omitted { line, offset, reason, hidden } => (Err(Omitted { line, offset, reason }), hidden),
         };
-        Listed { path: path.to_path_buf(), info, hidden, mtime: mtime.or(Some(self.key.mtime_ms())), found: None }
+        Listed {
+            path: path.to_path_buf(),
+            info,
+            hidden,
+            mtime: mtime.or(Some(self.key.mtime_ms())),
+            found: None,
+            atomic: None,
+        }
     }
 }
 
@@ -511,14 +518,21 @@ mod tests {
             all_messages_json: Vec::new(),
             text_pieces: Vec::new(),
         };
-        let listed =
-            Listed { path: "/s/a.jsonl".into(), info: Ok(info.clone()), hidden: false, mtime: Some(1.0), found: None };
+        let listed = Listed {
+            path: "/s/a.jsonl".into(),
+            info: Ok(info.clone()),
+            hidden: false,
+            mtime: Some(1.0),
+            found: None,
+            atomic: None,
+        };
         let omitted = Listed {
             path: "/s/b.jsonl".into(),
             info: Err(Omitted { line: Some(3), offset: Some(120), reason: "bad header".into() }),
             hidden: true,
             mtime: None,
             found: None,
+            atomic: None,
         };
         let (a, b) = (Entry::of(key(10), &listed), Entry::of(key(20), &omitted));
         let stored = StoredRef {
@@ -569,7 +583,7 @@ mod tests {
             all_messages_json: Vec::new(),
             text_pieces: Vec::new(),
         };
-        Listed { path: path.into(), info: Ok(info), hidden: false, mtime: None, found: None }
+        Listed { path: path.into(), info: Ok(info), hidden: false, mtime: None, found: None, atomic: None }
     }
 
     /// A cache file of three entries, as `save` writes it.

@@ -181,6 +181,79 @@ pub struct Listed {
     /// What `session-scan search` found in it (set by [`Reading::then`]); `None` without a search
     /// or when it does not match.
     pub found: Option<Found>,
+    /// Atomic's own fields of the row, when Atomic's store is listed ([`Reading::atomic`]).
+    pub atomic: Option<AtomicFields>,
+}
+
+/// The fields Atomic's `SessionInfo` has beyond Pi's (format.md §8).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AtomicFields {
+    /// A `session_info` exists, even one that cleared the name.
+    pub has_name: bool,
+    /// The header's `workflow` as JSON text, when the header is a valid internal workflow marker.
+    pub workflow: Option<String>,
+    /// The latest `session_summary` that no later `branch_summary` retired, while it still
+    /// describes the last user or assistant message (its `summarizedThroughId`).
+    pub summary: Option<String>,
+}
+
+/// What Atomic's fields need from a session's records, read in file order.
+#[derive(Default)]
+struct AtomicTracker {
+    header_seen: bool,
+    has_name: bool,
+    workflow: Option<String>,
+    /// The latest session summary not yet retired: its text and `summarizedThroughId`.
+    latest_summary: Option<(String, Option<String>)>,
+    /// The id of the last user or assistant message entry.
+    last_message_id: Option<String>,
+}
+
+impl AtomicTracker {
+    /// Takes one line (every record of an Atomic listing is parsed whole: Atomic's own listing
+    /// reads the whole file too).
+    fn take(&mut self, bytes: &[u8]) {
+        use session_core::json::Value;
+        if session_core::lines::is_blank(bytes) {
+            return;
+        }
+        let arena = bumpalo::Bump::new();
+        let Ok(v) = session_core::json::parse_value(bytes, &arena) else { return };
+        let text = |v: Option<&Value<'_>>| v.and_then(Value::as_str).map(|s| s.to_str_lossy().into_owned());
+        let ty = text(v.get("type"));
+        if !self.header_seen {
+            if !matches!(v, Value::Null) {
+                self.header_seen = true;
+                if internal_workflow_header(bytes) == Some(true) {
+                    self.workflow = v.get("workflow").map(session_core::json::to_json);
+                }
+            }
+            return;
+        }
+        match ty.as_deref() {
+            Some("session_info") => self.has_name = true,
+            Some("session_summary") => {
+                let summary = text(v.get("summary")).unwrap_or_default();
+                self.latest_summary = Some((summary, text(v.get("summarizedThroughId"))));
+            }
+            Some("branch_summary") => self.latest_summary = None,
+            Some("message") => {
+                let role = text(v.get("message").and_then(|m| m.get("role")));
+                if matches!(role.as_deref(), Some("user" | "assistant")) {
+                    self.last_message_id = text(v.get("id"));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(self) -> AtomicFields {
+        let summary = self
+            .latest_summary
+            .filter(|(_, through)| through.is_some() && *through == self.last_message_id)
+            .map(|(summary, _)| summary);
+        AtomicFields { has_name: self.has_name, workflow: self.workflow, summary }
+    }
 }
 
 /// A session a search found.
@@ -198,12 +271,13 @@ struct Taker {
     hide_internal: bool,
     first: bool,
     hidden: bool,
+    atomic: Option<AtomicTracker>,
 }
 
 impl Taker {
-    fn new(texts: Texts, hide_internal: bool) -> Taker {
+    fn new(texts: Texts, hide_internal: bool, atomic: bool) -> Taker {
         let builder = session_core::info::InfoBuilder::with_texts(texts);
-        Taker { builder, hide_internal, first: true, hidden: false }
+        Taker { builder, hide_internal, first: true, hidden: false, atomic: atomic.then(AtomicTracker::default) }
     }
 
     /// Takes the next line (scanned here when `scanned` is `None`); false to stop.
@@ -222,6 +296,9 @@ impl Taker {
                 return false;
             }
         }
+        if let Some(tracker) = &mut self.atomic {
+            tracker.take(line.bytes);
+        }
         self.builder.line_scanned(line, scanned)
     }
 
@@ -233,7 +310,8 @@ impl Taker {
             self.builder.finish(c.mtime.unwrap_or(mtime))
         };
         let mtime = c.mtime.or(Some(mtime).filter(|m| !m.is_nan()));
-        Listed { path: c.path.clone(), info, hidden: self.hidden, mtime, found: None }
+        let atomic = self.atomic.map(AtomicTracker::finish);
+        Listed { path: c.path.clone(), info, hidden: self.hidden, mtime, found: None, atomic }
     }
 }
 
@@ -245,6 +323,8 @@ pub struct Reading<'c> {
     pub texts: Texts,
     /// Atomic's internal workflow sessions are left out.
     pub hide_internal: bool,
+    /// Atomic's own fields are read ([`Listed::atomic`]).
+    pub atomic: bool,
     /// How files are read (buffered or mapped).
     pub strategy: crate::ReadStrategy,
     /// Unchanged files are listed from it, and the others recorded in it. Used only with
@@ -258,7 +338,7 @@ pub struct Reading<'c> {
 impl Reading<'static> {
     /// Every file read, with these texts.
     pub fn new(texts: Texts, hide_internal: bool) -> Self {
-        Reading { texts, hide_internal, strategy: crate::ReadStrategy::Auto, cache: None, then: None }
+        Reading { texts, hide_internal, atomic: false, strategy: crate::ReadStrategy::Auto, cache: None, then: None }
     }
 }
 
@@ -266,6 +346,11 @@ impl<'c> Reading<'c> {
     /// The same, listing unchanged files from `cache`.
     pub fn with_cache(self, cache: &'c crate::cache::ListCache) -> Reading<'c> {
         Reading { cache: Some(cache), ..self }
+    }
+
+    /// The same, with Atomic's own fields read.
+    pub fn with_atomic_fields(self) -> Reading<'c> {
+        Reading { atomic: true, ..self }
     }
 
     /// The same, with files read by `strategy`.
@@ -288,13 +373,14 @@ fn read_one(c: &Candidate, how: Reading<'_>, parallel_from: u64, buf: &mut Vec<u
 }
 
 fn read_or_recall(c: &Candidate, how: Reading<'_>, parallel_from: u64, buf: &mut Vec<u8>) -> Listed {
-    let cache = how.cache.filter(|_| how.texts == Texts::Skip);
+    // The cache keeps Pi's fields only: Atomic's own are read every time.
+    let cache = how.cache.filter(|_| how.texts == Texts::Skip && !how.atomic);
     let missed = match cache.map(|cache| cache.lookup(&c.path, how.hide_internal, c.mtime)) {
         Some(crate::cache::Lookup::Hit(listed)) => return *listed,
         Some(crate::cache::Lookup::Miss(key)) => Some(key),
         None => None,
     };
-    let (listed, read) = read_uncached(c, how.strategy, how.texts, how.hide_internal, parallel_from, buf);
+    let (listed, read) = read_uncached(c, how, parallel_from, buf);
     if let (Some(cache), Some(key)) = (cache, missed) {
         cache.store(&c.path, how.hide_internal, key.filter(|_| read), &listed);
     }
@@ -302,14 +388,8 @@ fn read_or_recall(c: &Candidate, how: Reading<'_>, parallel_from: u64, buf: &mut
 }
 
 /// The file's listing, and whether it could be read.
-fn read_uncached(
-    c: &Candidate,
-    strategy: crate::ReadStrategy,
-    texts: Texts,
-    hide_internal: bool,
-    parallel_from: u64,
-    buf: &mut Vec<u8>,
-) -> (Listed, bool) {
+fn read_uncached(c: &Candidate, how: Reading<'_>, parallel_from: u64, buf: &mut Vec<u8>) -> (Listed, bool) {
+    let Reading { strategy, texts, hide_internal, atomic, .. } = how;
     // Large files mapped, their lines scanned on all cores; mid-sized ones mapped and scanned here;
     // others streamed through the reused buffer (`read::fold_lines`).
     let read = crate::read::fold_lines(
@@ -319,7 +399,7 @@ fn read_uncached(
         buf,
         // With texts, the scan records the text blocks, so that they need no second walk.
         session_core::json::ScanOptions { blocks: texts != Texts::Skip },
-        || Taker::new(texts, hide_internal),
+        || Taker::new(texts, hide_internal, atomic),
         |taker, line, scanned| taker.take(line, scanned),
     );
     match read {
@@ -331,6 +411,7 @@ fn read_uncached(
                 hidden: false,
                 mtime: c.mtime.or_else(|| candidate(c.path.clone()).mtime),
                 found: None,
+                atomic: None,
             },
             false,
         ),

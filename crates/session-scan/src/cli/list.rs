@@ -50,7 +50,8 @@ pub struct ListArgs {
     /// Only these fields (JSON) or columns (table), comma-separated.
     ///
     /// Fields: path, id, cwd, name, parentSessionPath, created, modified, messageCount,
-    /// firstMessage, allMessagesText (JSON only). Without allMessagesText, texts are not read.
+    /// firstMessage, allMessagesText (JSON only), and with --atomic Atomic's hasName, internal,
+    /// workflow and summary. Without allMessagesText, texts are not read.
     /// The table's default columns: id (the shortest unique prefix, at least 8 characters, which
     /// every command takes), modified, messages, name or first message, project.
     #[arg(long, value_delimiter = ',', value_name = "FIELDS")]
@@ -183,6 +184,7 @@ pub(super) fn run_with(a: &ListArgs, g: &super::Globals, search: Option<&Search>
     };
     let hide_internal = a.atomic && !a.include_internal;
     let reading = list::Reading::new(texts, hide_internal).with_strategy(g.strategy);
+    let reading = if a.atomic { reading.with_atomic_fields() } else { reading };
     let how = match &cache {
         Some(cache) => reading.with_cache(cache),
         None => reading,
@@ -318,16 +320,19 @@ fn chosen_fields(a: &ListArgs) -> anyhow::Result<Vec<String>> {
     if table && a.fields.iter().flatten().any(|f| f == "allMessagesText") {
         anyhow::bail!("--fields: the table shows no message texts; allMessagesText goes with --json or --ndjson");
     }
+    // Atomic's rows have fields of their own.
+    let known: Vec<&str> =
+        render::INFO_FIELDS.iter().chain(if a.atomic { &ATOMIC_FIELDS[..] } else { &[] }).copied().collect();
     Ok(match &a.fields {
         Some(f) => {
             for name in f {
-                if !render::INFO_FIELDS.contains(&name.as_str()) {
-                    anyhow::bail!("unknown field {name:?}; fields are {}", render::INFO_FIELDS.join(","));
+                if !known.contains(&name.as_str()) {
+                    anyhow::bail!("unknown field {name:?}; fields are {}", known.join(","));
                 }
             }
             f.clone()
         }
-        None => render::INFO_FIELDS.iter().map(|s| s.to_string()).collect(),
+        None => known.iter().map(|s| s.to_string()).collect(),
     })
 }
 
@@ -521,6 +526,29 @@ fn ndjson_line(l: &Listed, fields: &[String], with_hits: bool, depth: Option<usi
     line
 }
 
+/// The fields Atomic's `SessionInfo` has beyond Pi's: `hasName` (a `session_info` exists, even one
+/// that cleared the name), `internal` and `workflow` (only for a valid workflow marker) and
+/// `summary` (format.md §8).
+const ATOMIC_FIELDS: [&str; 4] = ["hasName", "internal", "workflow", "summary"];
+
+/// Writes one of Atomic's fields of a row; false, with nothing written, when the row has none.
+fn write_atomic_field(atomic: &list::AtomicFields, key: &str, out: &mut Vec<u8>) -> bool {
+    match key {
+        "hasName" => out.extend_from_slice(if atomic.has_name { b"true" } else { b"false" }),
+        "internal" if atomic.workflow.is_some() => out.extend_from_slice(b"true"),
+        "workflow" => match &atomic.workflow {
+            Some(json) => out.extend_from_slice(json.as_bytes()),
+            None => return false,
+        },
+        "summary" => match &atomic.summary {
+            Some(text) => write_string(text.as_bytes(), out),
+            None => return false,
+        },
+        _ => return false,
+    }
+    true
+}
+
 fn row_json(l: &Listed, fields: &[String], with_hits: bool, depth: Option<usize>) -> Vec<u8> {
     let Ok(info) = &l.info else { return Vec::new() };
     let path = l.path.to_str().map_or_else(|| l.path.to_string_lossy(), std::borrow::Cow::Borrowed);
@@ -538,7 +566,11 @@ fn row_json(l: &Listed, fields: &[String], with_hits: bool, depth: Option<usize>
         }
         write_string(f.as_bytes(), &mut buf);
         buf.push(b':');
-        if !render::write_info_field(&path, info, f, &mut buf) {
+        let written = match &l.atomic {
+            Some(atomic) if ATOMIC_FIELDS.contains(&f.as_str()) => write_atomic_field(atomic, f, &mut buf),
+            _ => render::write_info_field(&path, info, f, &mut buf),
+        };
+        if !written {
             buf.truncate(key_at);
         }
     }
@@ -598,10 +630,14 @@ fn local_minute(ms: f64, zone: &session_scan::days::Zone) -> String {
 fn table(listed: &[Listed], depths: &[usize], fields: Option<&[String]>, g: &super::Globals) -> String {
     use session_scan::table::{Column, RowStyle, Table, home_tilde, thousands};
     const DEFAULT: [&str; 5] = ["id", "modified", "messageCount", "title", "cwd"];
-    let names: Vec<&str> = match fields {
+    let mut names: Vec<&str> = match fields {
         Some(f) => f.iter().map(String::as_str).collect(),
         None => DEFAULT.to_vec(),
     };
+    // Atomic's summary, as Atomic's picker shows it: a column beside the name, when a row has one.
+    if fields.is_none() && listed.iter().any(|l| l.atomic.as_ref().is_some_and(|a| a.summary.is_some())) {
+        names.insert(4, "summary");
+    }
     let zone = format!("({})", g.zone.label);
     let column = |name: &str| match name {
         "id" => Column::text("id", 8),
@@ -612,6 +648,8 @@ fn table(listed: &[Listed], depths: &[usize], fields: Option<&[String]>, g: &sup
         "name" => Column::text("name", 12),
         "firstMessage" => Column::text("first message", 20),
         "cwd" => Column::text("project", 16).middle().dim().droppable(4),
+        "summary" => Column::text("summary", 16).droppable(3),
+        "hasName" | "internal" | "workflow" => Column::text(name, 5).droppable(7),
         "path" => Column::text("path", 16).middle().dim().droppable(5),
         _ => Column::text("parent session", 16).middle().dim().droppable(6),
     };
@@ -643,6 +681,10 @@ fn table(listed: &[Listed], depths: &[usize], fields: Option<&[String]>, g: &sup
             "firstMessage" => info.first_message.to_str_lossy().into_owned(),
             "cwd" => home_tilde(&info.cwd.to_str_lossy()),
             "path" => home_tilde(&l.path.to_string_lossy()),
+            "summary" => l.atomic.as_ref().and_then(|a| a.summary.clone()).unwrap_or_default(),
+            "hasName" => l.atomic.as_ref().map_or(String::new(), |a| a.has_name.to_string()),
+            "internal" => l.atomic.as_ref().map_or(String::new(), |a| a.workflow.is_some().to_string()),
+            "workflow" => l.atomic.as_ref().and_then(|a| a.workflow.clone()).unwrap_or_default(),
             _ => info.parent_session.as_str().map(|p| home_tilde(&p.to_str_lossy())).unwrap_or_default(),
         };
         t.row(names.iter().map(|n| cell(n)).collect(), RowStyle::Plain);
