@@ -15,6 +15,7 @@ pub mod json;
 pub mod jssort;
 pub mod lines;
 pub mod property;
+pub mod record;
 pub mod search;
 pub mod session;
 pub mod stats;
