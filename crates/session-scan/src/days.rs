@@ -59,6 +59,33 @@ impl Zone {
     }
 }
 
+impl Zone {
+    /// UTC, named so.
+    pub fn utc() -> Zone {
+        Zone { tz: TimeZone::UTC, label: "UTC".into() }
+    }
+
+    /// A time (ms since the epoch) in this zone, to the minute (`2025-01-26 08:37`); `?` when it
+    /// is not a time.
+    pub fn minute(&self, ms: f64) -> String {
+        self.format_ms(ms, "%Y-%m-%d %H:%M").unwrap_or_else(|| "?".to_owned())
+    }
+
+    /// An ISO timestamp as a session holds it, in this zone to the second
+    /// (`2025-01-26 08:37:05`); text that is not an ISO time is shown as it is.
+    pub fn second(&self, iso: &str) -> String {
+        match iso.parse::<jiff::Timestamp>() {
+            Ok(t) => self.tz.to_datetime(t).strftime("%Y-%m-%d %H:%M:%S").to_string(),
+            Err(_) => iso.to_owned(),
+        }
+    }
+
+    fn format_ms(&self, ms: f64, format: &str) -> Option<String> {
+        let t = ms.is_finite().then(|| jiff::Timestamp::from_millisecond(ms as i64).ok()).flatten()?;
+        Some(self.tz.to_datetime(t).strftime(format).to_string())
+    }
+}
+
 /// `+HH:MM`, `-HHMM` or `+HH` as a fixed offset.
 fn parse_offset(s: &str) -> Option<jiff::tz::Offset> {
     let (sign, rest) = match s.as_bytes().first()? {
@@ -157,6 +184,10 @@ mod tests {
             -19800
         );
         let err = Zone::from_args(Some("Mars/Olympus"), false).unwrap_err();
+        assert_eq!(plus2.second("2026-01-01T23:30:05.123Z"), "2026-01-02 01:30:05");
+        assert_eq!(plus2.second("not a time"), "not a time");
+        assert_eq!(plus2.minute(0.0), "1970-01-01 02:00");
+        assert_eq!(plus2.minute(f64::NAN), "?");
         assert!(err.starts_with("--timezone: no time zone is named \"Mars/Olympus\""), "{err}");
     }
 }

@@ -7,13 +7,23 @@ use session_core::Session;
 use session_core::json::Value;
 
 use crate::redact::{Counts, Redactor};
+use crate::table::{dollars, thousands};
 
-/// How much to show.
-#[derive(Debug, Clone, Default)]
+/// How much to show, and in what zone.
+#[derive(Debug, Clone)]
 pub struct ExportOptions {
     /// Tool and command output past this many lines is cut, with a note of how many were left
     /// out (`None`: all of it; `Some(0)`: none).
     pub max_output_lines: Option<usize>,
+    /// Times are shown in this zone, which the header names.
+    pub zone: crate::days::Zone,
+}
+
+impl Default for ExportOptions {
+    /// All output, times in UTC.
+    fn default() -> ExportOptions {
+        ExportOptions { max_output_lines: None, zone: crate::days::Zone::utc() }
+    }
 }
 
 /// Ends what came before with exactly one blank line.
@@ -619,7 +629,7 @@ pub fn write_markdown(
             None => w.write_all(text.as_bytes()),
         }
     };
-    emit(&header_block(file, session, path))?;
+    emit(&header_block(file, session, path, &opts.zone))?;
     // One entry's parsed value and text at a time.
     let mut arena = bumpalo::Bump::new();
     let mut chunk = String::new();
@@ -627,7 +637,7 @@ pub fn write_markdown(
         arena.reset();
         chunk.clear();
         let entry = &session.records[i];
-        let time = entry.timestamp.as_str().map(|t| t.to_str_lossy().into_owned());
+        let time = entry.timestamp.as_str().map(|t| opts.zone.second(&t.to_str_lossy()));
         let label = session.label(&entry.id).and_then(|(l, _)| l.as_str()).map(|l| l.to_str_lossy().into_owned());
         let Ok(v) = entry.value(&arena) else { continue };
         let anchor = match entry.id.as_str() {
@@ -713,7 +723,7 @@ pub fn write_markdown(
 }
 
 /// The title and the facts of the session: id, project, start, file, branch, cost by model.
-fn header_block(file: &str, session: &Session<'_>, path: &[usize]) -> String {
+fn header_block(file: &str, session: &Session<'_>, path: &[usize], zone: &crate::days::Zone) -> String {
     let header = &session.header;
     let id = session.id().to_str_lossy().into_owned();
     let name = session.name().map(|n| n.to_str_lossy().trim().to_string()).filter(|n| !n.is_empty());
@@ -726,7 +736,7 @@ fn header_block(file: &str, session: &Session<'_>, path: &[usize]) -> String {
         let _ = writeln!(out, "- **Project:** `{cwd}`");
     }
     if let Some(created) = string(header.get("timestamp")) {
-        let _ = writeln!(out, "- **Started:** {created}");
+        let _ = writeln!(out, "- **Started:** {} (times in {})", zone.second(&created), zone.label);
     }
     let _ = writeln!(out, "- **File:** `{file}`");
     let leaf = path.last().and_then(|&i| session.records[i].id.as_str()).map(|s| s.to_str_lossy().into_owned());
@@ -741,16 +751,16 @@ fn header_block(file: &str, session: &Session<'_>, path: &[usize]) -> String {
     let u = &totals.stats.usage;
     let _ = writeln!(
         out,
-        "- **Cost** (every branch of the file): ${:.4} for {} tokens ({} in, {} out, {} cache read, {} cache write)",
-        u.cost,
-        u.tokens(),
-        u.input,
-        u.output,
-        u.cache_read,
-        u.cache_write
+        "- **Cost** (every branch of the file): ${} for {} tokens ({} in, {} out, {} cache read, {} cache write)",
+        dollars(u.cost),
+        thousands(u.tokens()),
+        thousands(u.input),
+        thousands(u.output),
+        thousands(u.cache_read),
+        thousands(u.cache_write)
     );
     for row in &totals.breakdown {
-        let _ = writeln!(out, "  - {}: ${:.4}, {} tokens", row.key, row.cost, row.tokens);
+        let _ = writeln!(out, "  - {}: ${}, {} tokens", row.key, dollars(row.cost), thousands(row.tokens));
     }
     out
 }

@@ -283,21 +283,24 @@ pub fn write_info_field(path: &str, info: &SessionInfo<'_>, key: &str, out: &mut
 /// A straight run of more unlabelled entries than this is folded in the drawn tree.
 pub const FOLD_CHAINS_OVER: usize = 12;
 
-/// How the tree is drawn: folded or whole, and to what width.
+/// How the tree is drawn: folded or whole, to what width, times in what zone.
 #[derive(Debug, Clone, Copy)]
-pub struct TreeView {
+pub struct TreeView<'z> {
     /// Fold long straight runs (their first and last three entries stay).
     pub fold: bool,
     /// Lines are cut to this many columns.
     pub width: usize,
+    /// Entry times are shown in this zone, which the first line names.
+    pub zone: &'z crate::days::Zone,
 }
 
 /// The tree drawn as Pi's `/tree` draws it: a straight run of entries stays in one column, and
 /// only a branch point indents its branches (`├─`, `└─`); the active path is marked `*`, labels
 /// are shown in brackets, long straight runs are folded, and lines fit the width.
-pub fn tree_text(file: &str, session: &Session<'_>, tree: &Tree, view: TreeView) -> (String, TreeWalkNotes) {
+pub fn tree_text(file: &str, session: &Session<'_>, tree: &Tree, view: TreeView<'_>) -> (String, TreeWalkNotes) {
     let active: std::collections::HashSet<usize> = session.branch(None).path.into_iter().collect();
-    let mut out = crate::table::fit(file, view.width, crate::table::Cut::Middle, false).trim_end().to_owned();
+    let title = format!("{file} (times in {})", view.zone.label);
+    let mut out = crate::table::fit(&title, view.width, crate::table::Cut::Middle, false).trim_end().to_owned();
     out.push('\n');
     let mut notes = TreeWalkNotes::default();
     let line = |n: usize, prefix: &str, out: &mut String| {
@@ -306,7 +309,7 @@ pub fn tree_text(file: &str, session: &Session<'_>, tree: &Tree, view: TreeView)
         let kind = e.entry_type.as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_else(|| "?".into());
         let role = e.role().as_str().map(|r| format!(" {}", r.to_str_lossy())).unwrap_or_default();
         let id = e.id.as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_else(|| "(no id)".into());
-        let ts = e.timestamp.as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_default();
+        let ts = e.timestamp.as_str().map(|s| view.zone.second(&s.to_str_lossy())).unwrap_or_default();
         let text = format!("{mark} {prefix}{id} {kind}{role} {ts}{}", label_of(session, n, tree));
         out.push_str(crate::table::fit(&text, view.width, crate::table::Cut::End, false).trim_end());
         out.push('\n');

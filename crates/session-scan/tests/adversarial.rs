@@ -30,7 +30,7 @@ fn exercise(bytes: &[u8]) -> Duration {
             let _ = build_context(&s, &LeafChoice::Session, d, &arena);
         }
         let redactor = session_scan::redact::Redactor::new();
-        let options = session_scan::export::ExportOptions { max_output_lines: Some(3) };
+        let options = session_scan::export::ExportOptions { max_output_lines: Some(3), ..Default::default() };
         let mut markdown = Vec::new();
         let path = s.branch(None).path;
         session_scan::export::write_markdown(&mut markdown, "f", &s, &path, &options, Some(&redactor)).unwrap();

@@ -506,7 +506,8 @@ fn short_help_has_one_line_per_option_within_100_columns() {
 }
 
 /// Times are shown in one zone, named in the table's header: the machine's, `--timezone` (an
-/// IANA name or an offset) or `--utc`; the days of `--since` are that zone's days.
+/// IANA name or an offset) or `--utc`, in `list`, `usage`, `tree` and `export` alike; the days of
+/// `--since` are that zone's days.
 #[test]
 fn times_are_shown_in_the_zone_asked_for() {
     let dir = scratch("zones");
@@ -520,6 +521,16 @@ fn times_are_shown_in_the_zone_asked_for() {
         let out = run(scan().args(&args).arg("list").arg(&dir).env("COLUMNS", "120"));
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(text.contains(shown) && text.contains(header), "{args:?}: {text}");
+        // tree and export show entry times to the second, and name the zone once.
+        let zone = header.trim_start_matches("modified (").trim_end_matches(')');
+        let tree = run(scan().args(&args).arg("tree").arg(dir.join("a.jsonl")));
+        let tree = String::from_utf8(tree.stdout).unwrap();
+        assert!(tree.lines().next().unwrap().ends_with(&format!(" (times in {zone})")), "{args:?}: {tree}");
+        assert!(tree.contains(&format!(" user {shown}:01")), "{args:?}: {tree}");
+        let export = run(scan().args(&args).arg("export").arg(dir.join("a.jsonl")));
+        let export = String::from_utf8(export.stdout).unwrap();
+        assert!(export.contains(&format!("### User · {shown}:01\n")), "{args:?}: {export}");
+        assert!(export.contains(&format!("(times in {zone})\n")), "{args:?}: {export}");
         let usage = run(scan().args(&args).args(["usage", "daily", "--json"]).arg(&dir));
         let report: serde_json::Value = serde_json::from_slice(&usage.stdout).unwrap();
         assert_eq!(report["timezone"], header.trim_start_matches("modified (").trim_end_matches(')'), "{args:?}");

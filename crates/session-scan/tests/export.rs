@@ -211,7 +211,11 @@ fn redact_hides_keys_and_home_folders_and_counts_them() {
     assert!(text.contains("- **Project:** `~/proj`"));
     // The title is the first user line, redacted as well.
     assert!(text.starts_with("# deploy with [REDACTED anthropic key] from ~/proj\n"), "{text}");
-    assert!(text.contains("<a id=\"entry-u1\"></a>\n### User · 2026-01-01T00:00:01.000Z\n"), "{text}");
+    assert!(text.contains("<a id=\"entry-u1\"></a>\n### User · 2026-01-01 00:00:01\n"), "{text}");
+    // Times are in the zone of the command line, which the header names.
+    let kolkata = String::from_utf8(export(&[f.to_str().unwrap(), "--timezone", "Asia/Kolkata"]).stdout).unwrap();
+    assert!(kolkata.contains("### User · 2026-01-01 05:30:01\n"), "{kolkata}");
+    assert!(kolkata.contains("- **Started:** 2026-01-01 05:30:00 (times in Asia/Kolkata)\n"), "{kolkata}");
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).trim_end(),
         "session-scan: redacted: 2 anthropic key, 3 home folder, 1 private key"
@@ -250,7 +254,7 @@ fn html_and_fences_a_message_leaves_open_are_closed() {
     std::fs::write(&path, std::fs::read_to_string(&path).unwrap() + summary + "\n").unwrap();
     let text = String::from_utf8(export(&[path.to_str().unwrap()]).stdout).unwrap();
     assert_eq!(headings(&text), expected_headings(&std::fs::read(&path).unwrap(), None));
-    assert!(text.contains("### Session summary · 2026-01-01T00:00:02.000Z\n\n> Built it.\n> All green.\n"), "{text}");
+    assert!(text.contains("### Session summary · 2026-01-01 00:00:02\n\n> Built it.\n> All green.\n"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

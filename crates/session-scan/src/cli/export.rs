@@ -97,7 +97,7 @@ pub fn run(a: &ExportArgs, g: &super::Globals) -> anyhow::Result<bool> {
     if branch.cycle_at.is_some() {
         eprintln!("{file}: the branch's parent links form a loop: it is shown from where the loop closes");
     }
-    let opts = ExportOptions { max_output_lines: a.max_output_lines };
+    let opts = ExportOptions { max_output_lines: a.max_output_lines, zone: g.zone.clone() };
     let redactor = a.redact.then(Redactor::new);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -612,19 +612,6 @@ fn row_json(l: &Listed, fields: &[String], with_hits: bool, depth: Option<usize>
     buf
 }
 
-/// The table's width in columns: `COLUMNS` when set to a number (as `ls` reads it), else the
-/// terminal's, else 120; never under 60.
-/// A time in the zone of the command line, to the minute: `2025-01-26 08:37`.
-fn local_minute(ms: f64, zone: &session_scan::days::Zone) -> String {
-    if !ms.is_finite() {
-        return "?".to_owned();
-    }
-    match jiff::Timestamp::from_millisecond(ms as i64) {
-        Ok(t) => zone.tz.to_datetime(t).strftime("%Y-%m-%d %H:%M").to_string(),
-        Err(_) => "?".to_owned(),
-    }
-}
-
 /// The table: the columns `--fields` names, else id, modified, messages, name or first message,
 /// and project; fitted to the terminal (the project leaves first, then the messages).
 fn table(listed: &[Listed], depths: &[usize], fields: Option<&[String]>, g: &super::Globals) -> String {
@@ -671,8 +658,8 @@ fn table(listed: &[Listed], depths: &[usize], fields: Option<&[String]>, g: &sup
         let named = info.name.as_ref().map(|n| n.to_str_lossy().into_owned());
         let cell = |name: &str| match name {
             "id" => short[k].clone(),
-            "modified" => local_minute(info.modified, &g.zone),
-            "created" => local_minute(info.created, &g.zone),
+            "modified" => g.zone.minute(info.modified),
+            "created" => g.zone.minute(info.created),
             "messageCount" => thousands(info.message_count as f64),
             "title" => {
                 format!("{indent}{}", named.clone().unwrap_or_else(|| info.first_message.to_str_lossy().into_owned()))

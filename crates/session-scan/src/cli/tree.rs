@@ -26,11 +26,11 @@ pub struct TreeArgs {
 /// Runs it: `Ok(true)` when a file could not be read.
 pub fn run(a: &TreeArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let files = FileArgs { files: sessions::paths(&a.sessions, false, WhenNone::Recent)?, json: a.json };
-    let view = render::TreeView { fold: !a.unfold, width: session_scan::table::width().max(60) };
+    let view = render::TreeView { fold: !a.unfold, width: session_scan::table::width().max(60), zone: &g.zone };
     Ok(run_files(&files, g, |file, bytes, json| tree_of_file(view, file, bytes, json))?.failed)
 }
 
-fn tree_of_file(view: render::TreeView, file: &str, bytes: &[u8], json: bool) -> Outcome {
+fn tree_of_file(view: render::TreeView<'_>, file: &str, bytes: &[u8], json: bool) -> Outcome {
     let mut o = Outcome::new();
     let Some(session) = load(&mut o, file, bytes, json) else { return o };
     let tree = session.tree();
