@@ -1,10 +1,10 @@
 #!/bin/sh
-# Records expected/ from Pi 1.6 through the oracle: ./record.sh ORACLE_DIR (a copy of
-# ../shared/oracle with `npm ci` run). Run from this folder, in UTC; listing paths are rewritten
+# Records expected/ from Pi 1.6: ./record.sh RECORDER_DIR (the folder `cargo xtask recorder`
+# prints). Run from this folder, in UTC; listing paths are rewritten
 # to start with "escapes/".
 set -eu
-oracle=$1
+ref=$1
 export TZ=UTC
 mkdir -p expected
-node "$oracle/list.mjs" "$PWD/sessions" | sed "s#$PWD/sessions/#escapes/#g" > expected/list.json
-node "$oracle/context.mjs" sessions > expected/context.jsonl
+node "$ref/record.mjs" list "$PWD/sessions" | sed "s#$PWD/sessions/#escapes/#g" > expected/list.json
+node "$ref/record.mjs" context sessions > expected/context.jsonl

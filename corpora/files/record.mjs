@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Records expected.jsonl from Pi 1.6: node record.mjs ORACLE_DIR (a copy of ../shared/oracle with
-// `npm ci` run), from this folder. For every session file of sample-16, real, files, edge, escapes,
+// Records expected.jsonl from Pi 1.6: node record.mjs RECORDER_DIR (the folder `cargo xtask
+// recorder` prints), from this folder. For every session file of sample-16, real, files, edge, escapes,
 // hostile and adversarial, a copy is loaded with Pi's `loadEntriesFromFile` (which may append a
 // newline, hence the copy) and `migrateSessionEntries`; every `message` entry whose message is an object goes through Pi's
 // `extractFileOpsFromMessage` (its throws counted, the calls taken in before a throw kept), and

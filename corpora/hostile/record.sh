@@ -1,10 +1,10 @@
 #!/bin/sh
-# Records expected/ from Pi 1.6 through the oracle: ./record.sh ORACLE_DIR (a copy of
-# ../shared/oracle with `npm ci` run). Run from this folder, in UTC. The listings are taken on a
+# Records expected/ from Pi 1.6: ./record.sh RECORDER_DIR (the folder `cargo xtask recorder`
+# prints). Run from this folder, in UTC. The listings are taken on a
 # copy whose mtimes are set as gen.py says (git does not keep mtimes); their paths are rewritten
 # to start with "hostile/".
 set -eu
-oracle=$1
+ref=$1
 export TZ=UTC
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -18,9 +18,9 @@ for k, rel in enumerate(files):
     os.utime(os.path.join(root, rel), ns=(ns, ns))
 PY
 mkdir -p expected
-node "$oracle/list.mjs" "$tmp/root" | sed "s#$tmp/root/#hostile/#g" > expected/list.json
-node "$oracle/list.mjs" "$tmp/root" /home/u/proj | sed "s#$tmp/root/#hostile/#g" > expected/list-cwd.json
-node "$oracle/list.mjs" --flat-all "$tmp/root/--tmp-x y--" | sed "s#$tmp/root/#hostile/#g" > expected/list-flat-all.json
-node "$oracle/tree.mjs" sessions > expected/tree.jsonl
-node "$oracle/stats.mjs" sessions > expected/stats.jsonl
-node "$oracle/context.mjs" sessions > expected/context.jsonl
+node "$ref/record.mjs" list "$tmp/root" | sed "s#$tmp/root/#hostile/#g" > expected/list.json
+node "$ref/record.mjs" list "$tmp/root" /home/u/proj | sed "s#$tmp/root/#hostile/#g" > expected/list-cwd.json
+node "$ref/record.mjs" list --flat-all "$tmp/root/--tmp-x y--" | sed "s#$tmp/root/#hostile/#g" > expected/list-flat-all.json
+node "$ref/record.mjs" tree sessions > expected/tree.jsonl
+node "$ref/record.mjs" stats sessions > expected/stats.jsonl
+node "$ref/record.mjs" context sessions > expected/context.jsonl

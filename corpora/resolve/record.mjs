@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Records expected/resolve.json from Pi 1.6: node record.mjs ORACLE_DIR (a copy of ../shared/oracle
-// with `npm ci` run), from this folder (or from a folder laid out the same way: `cargo xtask
+// Records expected/resolve.json from Pi 1.6: node record.mjs RECORDER_DIR (the folder `cargo xtask
+// recorder` prints), from this folder (or from a folder laid out the same way: `cargo xtask
 // differential --shape resolve`). The store (sessions/ and flat/) is copied into a temporary
 // agent folder (PI_CODING_AGENT_DIR; HOME is /home/tester), each file's mtime set from mtimes.json,
 // and each case of cases.json answered by Pi's own code: `SessionManager.continueRecent(cwd, dir)`

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Records expected/ from Pi 1.6's picker search: node record.mjs ORACLE_DIR [LIST_JSON OUT_JSON]
-// (ORACLE_DIR a copy of ../shared/oracle with `npm ci` run), from this folder. The sessions are Pi's own listings of
+// Records expected/ from Pi 1.6's picker search: node record.mjs RECORDER_DIR [LIST_JSON OUT_JSON]
+// (RECORDER_DIR the folder `cargo xtask recorder` prints), from this folder. The sessions are Pi's own listings of
 // the corpora (their expected/list.json); for each query of queries.json, each sort mode and
 // each name filter, it writes the sessions filterAndSortSessions keeps, in its order, and
 // matchSession's score for each (as [position in the listing, score]). A session whose id is not
@@ -10,11 +10,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [oracleDir, listJson, outJson] = process.argv.slice(2);
-const oracle = resolve(oracleDir ?? "");
+const [recorderDir, listJson, outJson] = process.argv.slice(2);
+const recorder = resolve(recorderDir ?? "");
 const search = await import(
 	pathToFileURL(
-		join(oracle, "node_modules/pi16/dist/modes/interactive/components/session-selector-search.js"),
+		join(recorder, "node_modules/pi16/dist/modes/interactive/components/session-selector-search.js"),
 	).href
 );
 const queries = JSON.parse(readFileSync("queries.json", "utf8"));

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Records expected/threaded.json from Pi 1.6's picker: node record.mjs ORACLE_DIR (a copy of
-// ../shared/oracle with `npm ci` run), from this folder. The store is copied to a temporary
+// Records expected/threaded.json from Pi 1.6's picker: node record.mjs RECORDER_DIR (the folder
+// `cargo xtask recorder` prints), from this folder. The store is copied to a temporary
 // root, each file's mtime set to 1767225600 + 60 * k (k its place in name order, as the test sets
 // them), listed by `listAll()` with the working folder at the root (the parent paths are relative
 // to it), and threaded by the picker's own session list in its "threaded" mode without a query.

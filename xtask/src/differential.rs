@@ -1,8 +1,8 @@
-//! `cargo xtask differential [--seeds A-B] [--files N] [--shape listing|tree|threads|resolve] [--trees [--oracle DIR]]`: random hostile
+//! `cargo xtask differential [--seeds A-B] [--files N] [--shape listing|tree|threads|resolve] [--trees [--reference DIR]]`: random hostile
 //! stores, written by `corpora/hostile/gen.py` with other seeds, listed by Pi 1.6 (its npm package,
 //! in Node) and by `session-scan`, and compared row by row and field by field. With `--trees`, each
-//! store's trees, totals and contexts too: recorded by the oracle (`../shared/oracle`, or `--oracle
-//! DIR` with its packages installed) through `corpora/hostile/record.sh`, and checked by the hostile
+//! store's trees, totals and contexts too: recorded by Pi 1.6 (the recorder of `reference/`, installed
+//! under `target/recorder`, or `--reference DIR` where one is installed) through `corpora/hostile/record.sh`, and checked by the hostile
 //! corpus's conformance tests run on that store; and Pi's picker search of the store's listing
 //! (`corpora/search/record.mjs`), checked by the search tests. `--shape threads` writes stores of
 //! forks with `corpora/threads/gen.py` instead, threaded by Pi's picker and by `list --threaded`;
@@ -31,8 +31,8 @@ const FLAT_FOLDER: &str = "--tmp-x y--";
 
 /// Runs the comparison for every seed in `seeds`, on stores of `gen.py`'s `shape` (`listing`, or
 /// `tree`: sessions shaped to test trees and contexts); fails if any listing differs. `trees`: also
-/// compare trees, totals and contexts, with the oracle in the folder given (installed under
-/// `target/oracle` from `../shared/oracle` when none is).
+/// compare trees, totals and contexts, with the recorder in the folder given (installed under
+/// `target/recorder` from `reference/` when none is).
 pub fn differential(
     seeds: std::ops::RangeInclusive<u64>,
     files: usize,
@@ -41,21 +41,21 @@ pub fn differential(
 ) -> anyhow::Result<()> {
     let target = root().join("target");
     if shape == "threads" || shape == "resolve" {
-        let oracle = match trees {
-            Some(Some(dir)) => std::fs::canonicalize(&dir).with_context(|| format!("--oracle {}", dir.display()))?,
-            _ => install_oracle(&target)?,
+        let recorder = match trees {
+            Some(Some(dir)) => std::fs::canonicalize(&dir).with_context(|| format!("--reference {}", dir.display()))?,
+            _ => install_recorder(&target)?,
         };
-        return if shape == "threads" { threads(seeds, files, &oracle) } else { resolve(seeds, files, &oracle) };
+        return if shape == "threads" { threads(seeds, files, &recorder) } else { resolve(seeds, files, &recorder) };
     }
     let (pi, _) = reference_packages(&target)?;
     run(Command::new("cargo").args(["build", "--release", "-p", "session-scan"]).current_dir(root()))?;
-    let oracle = match trees {
+    let recorder = match trees {
         None => None,
         // Absolute: `record.sh` runs in each store's folder.
-        Some(Some(dir)) => Some(std::fs::canonicalize(&dir).with_context(|| format!("--oracle {}", dir.display()))?),
-        Some(None) => Some(install_oracle(&target)?),
+        Some(Some(dir)) => Some(std::fs::canonicalize(&dir).with_context(|| format!("--reference {}", dir.display()))?),
+        Some(None) => Some(install_recorder(&target)?),
     };
-    if oracle.is_some() {
+    if recorder.is_some() {
         run(Command::new("cargo")
             .args(["test", "-q", "-p", "session-scan", "--test", "conformance", "--test", "search", "--no-run"])
             .current_dir(root()))?;
@@ -135,8 +135,8 @@ pub fn differential(
             }
         }
         println!("{}", line.trim_end_matches(';'));
-        if let Some(oracle) = &oracle {
-            match trees_totals_contexts(&dir, oracle) {
+        if let Some(recorder) = &recorder {
+            match trees_totals_contexts(&dir, recorder) {
                 Ok(counts) => println!("seed {seed}: {counts}"),
                 Err(e) => {
                     failed += 1;
@@ -154,7 +154,7 @@ pub fn differential(
 /// `--shape threads`: for each seed, a store written by `corpora/threads/gen.py SEED FILES`, threaded
 /// by Pi 1.6's picker (`corpora/threads/record.mjs`) and by `list --threaded` (the conformance test
 /// run on it through `SESSION_SCAN_THREADS`), row by row and depth by depth.
-fn threads(seeds: std::ops::RangeInclusive<u64>, files: usize, oracle: &Path) -> anyhow::Result<()> {
+fn threads(seeds: std::ops::RangeInclusive<u64>, files: usize, recorder: &Path) -> anyhow::Result<()> {
     let corpus = root().join("corpora/threads");
     let check =
         SeedCheck { name: "threads", test: "conformance", filter: "threaded_view", env: "SESSION_SCAN_THREADS" };
@@ -163,7 +163,7 @@ fn threads(seeds: std::ops::RangeInclusive<u64>, files: usize, oracle: &Path) ->
             .arg(corpus.join("gen.py"))
             .args([seed.to_string(), files.to_string()])
             .current_dir(dir))?;
-        run(Command::new("node").arg(corpus.join("record.mjs")).arg(oracle).current_dir(dir)).map(|_| ())
+        run(Command::new("node").arg(corpus.join("record.mjs")).arg(recorder).current_dir(dir)).map(|_| ())
     })
 }
 
@@ -171,7 +171,7 @@ fn threads(seeds: std::ops::RangeInclusive<u64>, files: usize, oracle: &Path) ->
 /// drawn from its ids and cwds (`corpora/resolve/cases.py`), answered by Pi 1.6's `continueRecent` and
 /// `resolveSessionPath` (`corpora/resolve/record.mjs`) and by `session-scan resolve` (the conformance
 /// test run on it through `SESSION_SCAN_RESOLVE`).
-fn resolve(seeds: std::ops::RangeInclusive<u64>, files: usize, oracle: &Path) -> anyhow::Result<()> {
+fn resolve(seeds: std::ops::RangeInclusive<u64>, files: usize, recorder: &Path) -> anyhow::Result<()> {
     let corpus = root().join("corpora/resolve");
     let check = SeedCheck { name: "resolve", test: "resolve", filter: "matches_pi", env: "SESSION_SCAN_RESOLVE" };
     check.run(seeds, |seed, dir| {
@@ -180,11 +180,11 @@ fn resolve(seeds: std::ops::RangeInclusive<u64>, files: usize, oracle: &Path) ->
             .args([seed.to_string(), files.to_string(), "sessions".into()])
             .current_dir(dir))?;
         run(Command::new("python3").arg(corpus.join("cases.py")).arg(seed.to_string()).current_dir(dir))?;
-        run(Command::new("node").arg(corpus.join("record.mjs")).arg(oracle).current_dir(dir)).map(|_| ())
+        run(Command::new("node").arg(corpus.join("record.mjs")).arg(recorder).current_dir(dir)).map(|_| ())
     })
 }
 
-/// A store per seed under `target/differential/NAME-seed-N`, written and recorded by the oracle,
+/// A store per seed under `target/differential/NAME-seed-N`, written and recorded by the recorder,
 /// then checked by one conformance test of `session-scan` pointed at it through `env`; the test
 /// prints a line starting with `NAME ` that counts what it compared.
 struct SeedCheck {
@@ -238,16 +238,16 @@ impl SeedCheck {
     }
 }
 
-/// Pi 1.6's trees, totals and contexts of `dir/sessions`, recorded by the oracle into
+/// Pi 1.6's trees, totals and contexts of `dir/sessions`, recorded by the recorder into
 /// `dir/expected` as for the committed hostile corpus, then that corpus's conformance tests run on
 /// `dir` (`SESSION_SCAN_HOSTILE`).
-fn trees_totals_contexts(dir: &Path, oracle: &Path) -> anyhow::Result<String> {
-    run(Command::new("sh").arg(root().join("corpora/hostile/record.sh")).arg(oracle).current_dir(dir))?;
+fn trees_totals_contexts(dir: &Path, recorder: &Path) -> anyhow::Result<String> {
+    run(Command::new("sh").arg(root().join("corpora/hostile/record.sh")).arg(recorder).current_dir(dir))?;
     // Pi's picker search over Pi's own listing of the store (`expected/list.json`).
     let expected = dir.join("expected");
     run(Command::new("node")
         .arg("record.mjs")
-        .arg(oracle)
+        .arg(recorder)
         .arg(expected.join("list.json"))
         .arg(expected.join("search.json"))
         .current_dir(root().join("corpora/search")))?;
@@ -278,22 +278,22 @@ fn trees_totals_contexts(dir: &Path, oracle: &Path) -> anyhow::Result<String> {
     Ok(counts.join("; "))
 }
 
-/// A copy of `../shared/oracle` under `target/oracle`, its packages installed (`npm ci`), unless
-/// it is there already.
-fn install_oracle(target: &Path) -> anyhow::Result<PathBuf> {
-    let oracle = target.join("oracle");
-    if oracle.join("node_modules").exists() {
-        return Ok(oracle);
+/// The recorder of `reference/` (`record.mjs` and Pi 1.6 at the versions its lock file pins),
+/// installed under `target/recorder` with `npm ci` unless it is there already and current.
+pub fn install_recorder(target: &Path) -> anyhow::Result<PathBuf> {
+    let source = root().join("reference");
+    let recorder = target.join("recorder");
+    let lock = std::fs::read(source.join("package-lock.json")).context("reference/package-lock.json")?;
+    let installed = std::fs::read(recorder.join("package-lock.json")).ok();
+    std::fs::create_dir_all(&recorder)?;
+    for file in ["package.json", "package-lock.json", "record.mjs"] {
+        std::fs::copy(source.join(file), recorder.join(file)).with_context(|| format!("reference/{file}"))?;
     }
-    let shared = root().join("../shared/oracle");
-    if !shared.join("package.json").exists() {
-        bail!("no oracle at {}: give --oracle DIR", shared.display());
+    if installed.as_deref() != Some(&lock[..]) || !recorder.join("node_modules/pi16").exists() {
+        eprintln!("installing Pi 1.6 as reference/package-lock.json pins it into {}", recorder.display());
+        run(Command::new("npm").args(["ci", "--ignore-scripts", "--silent"]).current_dir(&recorder))?;
     }
-    eprintln!("installing the oracle into {}", oracle.display());
-    run(Command::new("cp").arg("-r").arg(&shared).arg(&oracle))?;
-    run(Command::new("chmod").args(["-R", "u+w"]).arg(&oracle))?;
-    run(Command::new("npm").args(["ci", "--silent"]).current_dir(&oracle))?;
-    Ok(oracle)
+    Ok(recorder)
 }
 
 /// Each file's mtime as the hostile corpus's tests set them (`record.sh`): six values 1,000 s

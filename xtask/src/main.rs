@@ -7,8 +7,10 @@
 //! - `stress [--dir DIR]`: hostile inputs too large to commit, with time and peak memory;
 //! - `memcheck`: peak memory of listing and usage, bounded whatever the file sizes (run by CI);
 //! - `adversarial`: rewrite the small hostile corpus in `corpora/adversarial/`;
+//! - `recorder`: install Pi 1.6 and the recorder of `reference/` under `target/recorder` (needs `npm`)
+//!   and print its folder, the argument every `corpora/*/record.*` script takes;
 //! - `dates`: rewrite `corpora/dates/`, date strings and Node's `Date.parse` of each (needs `node`);
-//! - `differential [--seeds A-B] [--files N] [--shape listing|tree|threads|resolve] [--trees [--oracle DIR]]`:
+//! - `differential [--seeds A-B] [--files N] [--shape listing|tree|threads|resolve] [--trees [--reference DIR]]`:
 //!   random hostile stores listed by Pi 1.6 and by us, compared; with `--trees`, their trees, totals,
 //!   contexts and picker searches too; `--shape threads`: stores of forks, threaded by Pi's picker and
 //!   by `list --threaded`; `--shape resolve`: `pi -c` and `pi --session` lookups against `resolve`
@@ -36,7 +38,7 @@ fn flag(args: &[String], name: &str) -> Option<String> {
 const USAGE: &str = "usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K] \
                      [--median SIZE] | bench [--save NAME] [--compare NAME] [--wall] | bench-reference [--corpus DIR] \
                      [--session FILE] | differential [--seeds A-B] [--files N] [--shape listing|tree|threads|resolve] \
-                     [--trees [--oracle DIR]] | stress [--dir DIR] | memcheck | adversarial | dates | help";
+                     [--trees [--reference DIR]] | stress [--dir DIR] | memcheck | adversarial | recorder | dates | help";
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -85,12 +87,16 @@ fn main() -> anyhow::Result<()> {
             let (first, last) = seeds.split_once('-').unwrap_or((&seeds, &seeds));
             let (first, last) = (first.parse::<u64>().context("--seeds")?, last.parse::<u64>().context("--seeds")?);
             let files = flag(&args, "--files").map_or(Ok(400), |s| s.parse()).context("--files")?;
-            let trees = args.iter().any(|a| a == "--trees").then(|| flag(&args, "--oracle").map(PathBuf::from));
+            let trees = args.iter().any(|a| a == "--trees").then(|| flag(&args, "--reference").map(PathBuf::from));
             let shape = flag(&args, "--shape").unwrap_or_else(|| "listing".into());
             if !["listing", "tree", "threads", "resolve"].contains(&shape.as_str()) {
                 bail!("--shape: listing, tree, threads or resolve");
             }
             differential::differential(first..=last, files, &shape, trees)
+        }
+        Some("recorder") => {
+            println!("{}", differential::install_recorder(&root().join("target"))?.display());
+            Ok(())
         }
         Some("bench-reference") => bench::bench_reference(
             flag(&args, "--corpus").map(PathBuf::from),

@@ -125,3 +125,45 @@ fn history_markers_are_recognised() {
         assert!(history_marker(clean).is_none(), "{clean}");
     }
 }
+
+/// Every file git would commit that a person or a script reads: code, documents, recorders,
+/// manifests (committed session data aside).
+fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if p.is_dir() {
+            if !matches!(name.as_str(), "target" | ".git" | "node_modules" | "sessions" | "store" | "expected") {
+                source_files(&p, out);
+            }
+        } else if ["rs", "md", "mjs", "sh", "py", "toml", "yml", "json"]
+            .iter()
+            .any(|x| name.ends_with(&format!(".{x}")))
+            || name == "run"
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// The project stands alone: no code, document or script names a folder beside the repository;
+/// what needs Pi installs it under `target/` (`reference/`, `cargo xtask recorder`).
+#[test]
+fn nothing_refers_to_a_folder_outside_the_repository() {
+    let mut files = Vec::new();
+    source_files(&root(), &mut files);
+    let outside = ["../shared", "shared/oracle", "pi-session-spec", "real-fixtures", "perf-anchors"];
+    let mut found = Vec::new();
+    for f in files {
+        if f.ends_with("xtask/tests/tidy.rs") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&f) else { continue };
+        for (n, line) in text.lines().enumerate() {
+            if let Some(m) = outside.iter().find(|m| line.contains(*m)) {
+                found.push(format!("{}:{}: {m}", f.display(), n + 1));
+            }
+        }
+    }
+    assert!(found.is_empty(), "references to folders outside the repository:\n{}", found.join("\n"));
+}

@@ -1,5 +1,5 @@
-//! The Atomic dialect on hand-made sessions, with expected outputs written from
-//! `pi-session-spec.md` format.md §8 and format.md §8.1 (Atomic has no runnable reference here).
+//! The Atomic dialect on hand-made sessions, with expected outputs written from the rules of
+//! `docs/format.md` §8 and §8.1 (Atomic has no runnable reference here).
 
 #![allow(clippy::unwrap_used)] // hand-made inputs; a panic is a failed test
 
