@@ -2,7 +2,7 @@
 //! failed, and how long from the assistant's message to the result's entry.
 
 use crate::Session;
-use crate::json::Value;
+use crate::json::{self, Value};
 
 /// One tool call and what became of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,6 +15,8 @@ pub struct ToolCall {
     pub called_ms: f64,
     /// The 1-based line of the assistant message.
     pub line: u64,
+    /// The length of the call's `arguments` as JSON text, in bytes (0 when it has none).
+    pub arguments_bytes: u64,
     /// The first tool result with this call's id, later in the file: its entry time (ms) and
     /// whether it has `isError: true`.
     pub result: Option<ToolOutcome>,
@@ -27,6 +29,8 @@ pub struct ToolOutcome {
     pub at_ms: f64,
     /// `isError: true`.
     pub is_error: bool,
+    /// The 1-based line of the result's entry.
+    pub line: u64,
 }
 
 impl ToolCall {
@@ -71,13 +75,14 @@ pub fn tool_calls(session: &Session<'_>) -> Vec<ToolCall> {
                         name: text(b.get("name")),
                         called_ms: at,
                         line: entry.line_number,
+                        arguments_bytes: b.get("arguments").map_or(0, |a| json::to_json(a).len() as u64),
                         result: None,
                     });
                 }
             }
         } else if let Some(k) = waiting.remove(&text(m.get("toolCallId"))) {
             let is_error = m.get("isError") == Some(&Value::Bool(true));
-            calls[k].result = Some(ToolOutcome { at_ms: at, is_error });
+            calls[k].result = Some(ToolOutcome { at_ms: at, is_error, line: entry.line_number });
         }
     }
     calls

@@ -62,6 +62,8 @@ pub struct UsageEvent {
     /// Identity of the usage's content (entry timestamp, source, usage object): equal for a
     /// copy of the same entry in a fork or clone.
     pub identity: u64,
+    /// The 1-based line of the entry that recorded it.
+    pub line: u64,
 }
 
 /// One message, for activity counts.
@@ -348,7 +350,7 @@ impl UsageBuilder {
                 return;
             };
             let id = identity(&[ts_raw, source.name().as_bytes(), raw]);
-            out.events.push(UsageEvent { time_ms: time, source, model, amounts, identity: id });
+            out.events.push(UsageEvent { time_ms: time, source, model, amounts, identity: id, line: line.number });
         };
         match ty.as_str().map(|t| t.as_bytes()) {
             Some(b"usage") => match sc.field(b, "usage") {
@@ -535,7 +537,7 @@ fn slow_line(v: &Value<'_>, line: u64, offset: u64, counting: Counting, out: &mu
             return;
         }
         let id = identity(&[&ts, source.name().as_bytes(), json::to_json(usage).as_bytes()]);
-        out.events.push(UsageEvent { time_ms: time, source, model: model.into(), amounts, identity: id });
+        out.events.push(UsageEvent { time_ms: time, source, model: model.into(), amounts, identity: id, line });
     };
     let ty = f("type");
     let tpl = |v: Option<&Value<'_>>| crate::stats::template(v);

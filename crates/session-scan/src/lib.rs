@@ -4,6 +4,8 @@
 #![deny(unsafe_code)]
 
 pub mod cache;
+#[cfg(feature = "dataset")]
+pub mod dataset;
 pub mod days;
 pub mod export;
 pub mod grep;

@@ -265,17 +265,7 @@ impl Partial {
 
 /// Reads `files` in parallel and builds the report; `progress` is told of each file read.
 pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) -> Report {
-    // Families: files that name a parent, and the files they name (by file name).
-    let parents: Vec<Option<String>> =
-        files.par_iter().map(|p| crate::read::with_thread_buffer(|buf| header_parent(p, buf))).collect();
-    let named: HashSet<String> = parents.iter().flatten().map(|p| basename(p)).collect();
-    let in_family: Vec<bool> = files
-        .iter()
-        .zip(&parents)
-        .map(|(f, p)| {
-            p.is_some() || named.contains(&f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
-        })
-        .collect();
+    let in_family = in_family(files);
     // Files go in fixed runs, each read in order, and the runs are merged in order: sums of
     // costs (floating point) then do not depend on how the runs were shared among threads.
     let parallel_from = crate::read::parallel_lines_from(files.len());
@@ -322,6 +312,21 @@ pub fn build(files: &[PathBuf], opts: &Options, progress: &(dyn Fn() + Sync)) ->
         report.totals.events -= report.duplicates.events;
     }
     report
+}
+
+/// Which files belong to a family, where copies of usage are looked for: files that name a parent
+/// session, and the files they name (by file name). Reads each header line, on all cores.
+pub fn in_family(files: &[PathBuf]) -> Vec<bool> {
+    let parents: Vec<Option<String>> =
+        files.par_iter().map(|p| crate::read::with_thread_buffer(|buf| header_parent(p, buf))).collect();
+    let named: HashSet<String> = parents.iter().flatten().map(|p| basename(p)).collect();
+    files
+        .iter()
+        .zip(&parents)
+        .map(|(f, p)| {
+            p.is_some() || named.contains(&f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+        })
+        .collect()
 }
 
 /// Files read one after the other by a worker; runs are merged in file order.

@@ -10,6 +10,8 @@ use clap::{Parser, Subcommand};
 
 mod completions;
 mod context;
+#[cfg(feature = "dataset")]
+mod dataset;
 mod export;
 mod files;
 mod filters;
@@ -194,6 +196,19 @@ enum Command {
     /// Every tool's calls, failures, calls left without a result and durations, across sessions;
     /// fork copies counted once.
     Tools(tools::ToolsArgs),
+    /// The sessions as Parquet tables for SQL engines.
+    ///
+    /// The sessions as Parquet tables for DuckDB, Polars, pandas, Spark or Trino: sessions, entries,
+    /// messages, usage and tool_calls, one folder each under OUT_DIR. Usage and tool calls that
+    /// forks and clones copied are kept and marked is_copy, so that `WHERE NOT is_copy` gives the
+    /// totals of usage and tools. Files are written whole and renamed into place: a reader never
+    /// sees half a file, and a run that stops leaves the previous dataset as it was. The schema
+    /// and example queries are in docs/dataset.md.
+    #[cfg(feature = "dataset")]
+    #[command(
+        after_long_help = "Examples:\n  session-scan dataset ~/pi-data\n  session-scan dataset --partition month --source laptop /shared/pi-data\n  duckdb -c \"SELECT sum(cost) FROM '~/pi-data/usage/*.parquet' WHERE NOT is_copy\""
+    )]
+    Dataset(dataset::DatasetArgs),
     /// A completion script for a shell, on stdout.
     ///
     /// For example: `session-scan completions bash >
@@ -249,6 +264,8 @@ pub fn main() -> ExitCode {
         Command::Files(a) => files::run(a, &g),
         Command::Grep(a) => grep::run(a, &g),
         Command::Tools(a) => tools::run(a, &g),
+        #[cfg(feature = "dataset")]
+        Command::Dataset(a) => dataset::run(a, &g),
         Command::Completions(a) => completions::run(a, &g),
     };
     match result {

@@ -185,7 +185,7 @@ pub fn run(a: &UsageArgs, g: &super::Globals) -> anyhow::Result<bool> {
 }
 
 /// A progress bar on stderr, only on a terminal and only once the scan has taken half a second.
-fn progress_bar(total: usize, done: &AtomicUsize, finished: &std::sync::atomic::AtomicBool) {
+pub(super) fn progress_bar(total: usize, done: &AtomicUsize, finished: &std::sync::atomic::AtomicBool) {
     if !std::io::stderr().is_terminal() {
         return;
     }
