@@ -248,3 +248,45 @@ fn a_folder_that_is_not_a_dataset_is_left_alone() {
     assert_eq!(walk_names(&out), ["notes.txt"]);
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// A second run on unchanged sessions with the same options writes nothing; a changed session, or
+/// other options, and the tables are written again.
+#[test]
+fn a_run_with_nothing_changed_writes_nothing() {
+    let out = scratch("again");
+    let store = scratch("again-store");
+    std::fs::create_dir_all(&store).unwrap();
+    let ledger = corpora().join("ledger/sessions");
+    let folder = std::fs::read_dir(&ledger).unwrap().next().unwrap().unwrap().path();
+    for f in std::fs::read_dir(&folder).unwrap().take(5) {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, store.join(f.file_name().unwrap())).unwrap();
+    }
+    let o = out.to_str().unwrap();
+    assert!(scan(&["dataset", o], &[&store]).status.success());
+    let part = out.join("usage/part-00000.parquet");
+    let first = std::fs::metadata(&part).unwrap().modified().unwrap();
+    let again = scan(&["dataset", o], &[&store]);
+    assert!(again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("none changed"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(std::fs::metadata(&part).unwrap().modified().unwrap(), first);
+    // One session grows by a line: everything is read again.
+    let victim = std::fs::read_dir(&store).unwrap().next().unwrap().unwrap().path();
+    let mut bytes = std::fs::read(&victim).unwrap();
+    bytes.extend_from_slice(b"{\"broken\n");
+    std::fs::write(&victim, bytes).unwrap();
+    let changed = scan(&["dataset", o], &[&store]);
+    assert!(changed.status.success());
+    assert!(
+        String::from_utf8_lossy(&changed.stderr).contains("5 sessions into"),
+        "{}",
+        String::from_utf8_lossy(&changed.stderr)
+    );
+    assert_eq!(table(&out.join("sessions")).len(), 5);
+    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::remove_dir_all(&store).unwrap();
+}

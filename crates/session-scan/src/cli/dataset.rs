@@ -73,6 +73,14 @@ pub fn run(a: &DatasetArgs, g: &super::Globals) -> anyhow::Result<bool> {
         notes.take(file_notes, g.verbosity);
     }
     notes.sum_up(g.verbosity);
+    if summary.unchanged {
+        eprintln!(
+            "session-scan: {} sessions, none changed since the dataset in {} was written: nothing to do",
+            summary.files,
+            a.out.display()
+        );
+        return Ok(false);
+    }
     let rows: Vec<String> = summary
         .rows
         .iter()

@@ -62,6 +62,8 @@ pub struct Options {
 pub struct Summary {
     /// Session files read.
     pub files: usize,
+    /// Nothing had changed since the last run with the same options: nothing was written.
+    pub unchanged: bool,
     /// Rows written, by table.
     pub rows: BTreeMap<&'static str, u64>,
     /// Parquet files written.
@@ -127,13 +129,51 @@ fn claim(out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes the tables of `files` under `out`; `progress` is told of each file read.
+/// The file, beside a dataset's tables, that names what the last whole run read: a fingerprint of
+/// its options and of every session file's path, size and modification time, then its part files.
+const INPUTS: &str = "_session_scan_inputs";
+
+/// The fingerprint of a run: its options, and each file's path, size and modification time.
+fn fingerprint(files: &[PathBuf], opts: &Options) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (table::SCHEMA_VERSION, opts.text, opts.redact, opts.partition == Partition::Month, &opts.source).hash(&mut h);
+    (opts.counting == Counting::Pi).hash(&mut h);
+    for f in files {
+        f.hash(&mut h);
+        match std::fs::metadata(f) {
+            Ok(m) => {
+                m.len().hash(&mut h);
+                m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).hash(&mut h);
+            }
+            Err(_) => u64::MAX.hash(&mut h),
+        }
+    }
+    format!("{:016x}", h.finish())
+}
+
+/// Whether the dataset under `base` was written whole from these very inputs, all its part files
+/// still there.
+fn current(base: &Path, fingerprint: &str) -> bool {
+    let Ok(text) = std::fs::read_to_string(base.join(INPUTS)) else { return false };
+    let mut lines = text.lines();
+    lines.next() == Some(&format!("inputs {fingerprint}")[..]) && lines.all(|part| base.join(part).is_file())
+}
+
+/// Writes the tables of `files` under `out`; `progress` is told of each file read. When the last
+/// run wrote them from the same files, unchanged, with the same options, nothing is written.
 pub fn write(files: &[PathBuf], out: &Path, opts: &Options, progress: &(dyn Fn() + Sync)) -> anyhow::Result<Summary> {
     claim(out)?;
     let base = match &opts.source {
         Some(name) => out.join(format!("source={name}")),
         None => out.to_path_buf(),
     };
+    let inputs = fingerprint(files, opts);
+    if current(&base, &inputs) {
+        return Ok(Summary { files: files.len(), unchanged: true, ..Summary::default() });
+    }
+    // Until this run is whole, the folder does not claim to hold any run's tables.
+    let _ = std::fs::remove_file(base.join(INPUTS));
     let copies = usage_copies(files, opts.strategy, opts.counting);
     let redactor = opts.redact.then(crate::redact::Redactor::new);
     let row_options = RowOptions { text: opts.text, redactor: redactor.as_ref(), counting: opts.counting };
@@ -227,6 +267,15 @@ pub fn write(files: &[PathBuf], out: &Path, opts: &Options, progress: &(dyn Fn()
     summary.parquet_files = renames.len();
     for (name, _) in TABLES {
         remove_stale(&base.join(name), &kept)?;
+    }
+    if summary.errors.is_empty() {
+        let mut text = format!("inputs {inputs}\n");
+        for (_, to) in &renames {
+            text.push_str(&format!("{}\n", to.strip_prefix(&base).unwrap_or(to).display()));
+        }
+        let temporary = base.join(format!(".{INPUTS}.tmp"));
+        std::fs::write(&temporary, text)?;
+        std::fs::rename(&temporary, base.join(INPUTS))?;
     }
     Ok(summary)
 }
