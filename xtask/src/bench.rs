@@ -167,24 +167,23 @@ pub(crate) fn reference_packages(target: &Path) -> anyhow::Result<(PathBuf, Path
 
 /// `cargo xtask bench-reference [--corpus DIR]`: times Pi 1.6 (Node) and ccusage beside our
 /// binary on one store, and prints the ratios.
+/// The benchmark store, `target/bench-corpus-360MB-seed7` (`cargo xtask corpus --size 360MB --seed 7`),
+/// generated when it is not there.
+pub fn bench_store(target: &Path) -> anyhow::Result<PathBuf> {
+    let c = target.join("bench-corpus-360MB-seed7");
+    if !c.exists() {
+        let spec =
+            crate::corpus::CorpusSpec { size: 360_000_000, seed: 7, out: c.clone(), outliers: 0, median: 105_000 };
+        crate::corpus::generate(&spec)?;
+    }
+    Ok(c)
+}
+
 pub fn bench_reference(corpus: Option<PathBuf>, session: Option<PathBuf>) -> anyhow::Result<()> {
     let target = root().join("target");
     let corpus = match corpus {
         Some(c) => c,
-        None => {
-            let c = target.join("bench-corpus-360MB-seed7");
-            if !c.exists() {
-                let spec = crate::corpus::CorpusSpec {
-                    size: 360_000_000,
-                    seed: 7,
-                    out: c.clone(),
-                    outliers: 0,
-                    median: 105_000,
-                };
-                crate::corpus::generate(&spec)?;
-            }
-            c
-        }
+        None => bench_store(&target)?,
     };
     // Absolute: the reference reaches the store through a symlink made in a temporary folder.
     let corpus = std::fs::canonicalize(&corpus).with_context(|| format!("corpus {}", corpus.display()))?;

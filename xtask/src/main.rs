@@ -4,6 +4,9 @@
 //! - `bench [--save NAME] [--compare NAME] [--wall]`: instruction counts against a baseline;
 //! - `bench-reference [--corpus DIR] [--session FILE]`: Pi 1.6 and ccusage timed beside us, and one large
 //!   session beside the memchr line count of its bytes;
+//! - `bench-dataset [--corpus DIR]`: `session-scan dataset` on the benchmark store beside DuckDB's query
+//!   over the raw JSONL, the same query over the Parquet, and an unchanged second export (needs `duckdb`
+//!   for `python3`);
 //! - `stress [--dir DIR]`: hostile inputs too large to commit, with time and peak memory;
 //! - `memcheck`: peak memory of listing and usage, bounded whatever the file sizes (run by CI);
 //! - `adversarial`: rewrite the small hostile corpus in `corpora/adversarial/`;
@@ -19,6 +22,7 @@
 mod adversarial;
 mod bench;
 mod corpus;
+mod dataset_bench;
 mod dates;
 mod differential;
 mod stress;
@@ -37,7 +41,7 @@ fn flag(args: &[String], name: &str) -> Option<String> {
 
 const USAGE: &str = "usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K] \
                      [--median SIZE] | bench [--save NAME] [--compare NAME] [--wall] | bench-reference [--corpus DIR] \
-                     [--session FILE] | differential [--seeds A-B] [--files N] [--shape listing|tree|threads|resolve] \
+                     [--session FILE] | bench-dataset [--corpus DIR] | differential [--seeds A-B] [--files N] [--shape listing|tree|threads|resolve] \
                      [--trees [--reference DIR]] | stress [--dir DIR] | memcheck | adversarial | recorder | dates | help";
 
 fn main() -> anyhow::Result<()> {
@@ -94,6 +98,7 @@ fn main() -> anyhow::Result<()> {
             }
             differential::differential(first..=last, files, &shape, trees)
         }
+        Some("bench-dataset") => dataset_bench::bench_dataset(flag(&args, "--corpus").map(PathBuf::from)),
         Some("recorder") => {
             println!("{}", differential::install_recorder(&root().join("target"))?.display());
             Ok(())
