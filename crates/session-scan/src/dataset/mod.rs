@@ -74,8 +74,27 @@ pub struct Summary {
     pub notes: Vec<Vec<String>>,
 }
 
-/// Session files read per round: their rows are held until the round is written.
-const FILES_PER_ROUND: usize = 64;
+/// Bytes of session files read per round (at least one file): their rows are held until the
+/// round is written.
+const BYTES_PER_ROUND: u64 = 8 << 20;
+
+/// Rows buffered for row groups, in all tables and partitions, past which every table writes
+/// what it holds: memory stays bounded whatever the store's size.
+const BUFFERED_BYTES: usize = 16 << 20;
+
+/// The files in rounds of about [`BYTES_PER_ROUND`], in order: (index of the first, the files).
+fn rounds(files: &[PathBuf]) -> Vec<(usize, &[PathBuf])> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0u64);
+    for (i, f) in files.iter().enumerate() {
+        bytes += std::fs::metadata(f).map_or(0, |m| m.len());
+        if bytes >= BYTES_PER_ROUND || i + 1 == files.len() {
+            out.push((start, &files[start..=i]));
+            (start, bytes) = (i + 1, 0);
+        }
+    }
+    out
+}
 
 /// Usage events that are copies: (file index, event index), found as `usage` finds them (within
 /// families, oldest session first, the first of equal usages counted).
@@ -180,7 +199,7 @@ pub fn write(files: &[PathBuf], out: &Path, opts: &Options, progress: &(dyn Fn()
     let mut partitions: HashMap<Option<String>, PartitionWriters> = HashMap::new();
     let mut calls_seen: ahash::AHashSet<String> = ahash::AHashSet::new();
     let mut summary = Summary { files: files.len(), ..Summary::default() };
-    for (round, paths) in files.chunks(FILES_PER_ROUND).enumerate() {
+    for (first, paths) in rounds(files) {
         let read: Vec<Result<FileRows, String>> = paths
             .par_iter()
             .map(|path| {
@@ -195,7 +214,7 @@ pub fn write(files: &[PathBuf], out: &Path, opts: &Options, progress: &(dyn Fn()
             })
             .collect();
         for (k, rows) in read.into_iter().enumerate() {
-            let file_index = round * FILES_PER_ROUND + k;
+            let file_index = first + k;
             let mut rows = match rows {
                 Ok(rows) => rows,
                 Err(why) => {
@@ -241,6 +260,12 @@ pub fn write(files: &[PathBuf], out: &Path, opts: &Options, progress: &(dyn Fn()
                 let copy = !r.call_id.is_empty() && !calls_seen.insert(r.call_id);
                 r.cells[rows::CALL_IS_COPY] = table::Cell::Bool(copy);
                 w[4].push(r.cells)?;
+            }
+            let buffered: usize = partitions.values().flat_map(|p| &p.writers).map(|w| w.buffered_bytes).sum();
+            if buffered > BUFFERED_BYTES {
+                for w in partitions.values_mut().flat_map(|p| &mut p.writers) {
+                    w.flush()?;
+                }
             }
         }
     }

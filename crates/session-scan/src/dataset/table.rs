@@ -122,6 +122,8 @@ pub struct TableWriter {
     written: Vec<PathBuf>,
     /// Rows written in all.
     pub row_count: u64,
+    /// About how many bytes the rows buffered hold.
+    pub buffered_bytes: usize,
 }
 
 /// Rows per row group: large enough for good compression, small enough to hold in memory.
@@ -153,6 +155,7 @@ impl TableWriter {
             rows_in_file: 0,
             written: Vec::new(),
             row_count: 0,
+            buffered_bytes: 0,
         })
     }
 
@@ -164,6 +167,7 @@ impl TableWriter {
     /// Adds a row (its cells in the order of the columns).
     pub fn push(&mut self, row: Vec<Cell>) -> anyhow::Result<()> {
         debug_assert_eq!(row.len(), self.columns.len(), "{}", self.name);
+        self.buffered_bytes += row_bytes(&row);
         self.rows.push(row);
         self.row_count += 1;
         if self.rows.len() >= ROWS_PER_GROUP {
@@ -173,7 +177,7 @@ impl TableWriter {
     }
 
     /// Writes the rows buffered as a row group.
-    fn flush(&mut self) -> anyhow::Result<()> {
+    pub fn flush(&mut self) -> anyhow::Result<()> {
         if self.rows.is_empty() {
             return Ok(());
         }
@@ -187,6 +191,7 @@ impl TableWriter {
             self.rows_in_file = 0;
         }
         let rows = std::mem::take(&mut self.rows);
+        self.buffered_bytes = 0;
         let Some((writer, _)) = self.file.as_mut() else { unreachable!("a file was opened above") };
         let mut group = writer.next_row_group()?;
         for (k, column) in self.columns.iter().enumerate() {
@@ -263,6 +268,15 @@ impl TableWriter {
             .map(|(n, temporary)| (temporary.clone(), final_name(&self.folder, n)))
             .collect())
     }
+}
+
+/// About how many bytes a row holds in memory.
+fn row_bytes(row: &[Cell]) -> usize {
+    std::mem::size_of::<Vec<Cell>>()
+        + row
+            .iter()
+            .map(|c| std::mem::size_of::<Cell>() + if let Cell::Text(s) = c { s.capacity() } else { 0 })
+            .sum::<usize>()
 }
 
 /// The name a table's `n`-th file takes in `folder`.
