@@ -4,6 +4,7 @@
 #![deny(unsafe_code)]
 
 pub mod cache;
+pub mod collation;
 #[cfg(feature = "dataset")]
 pub mod dataset;
 pub mod days;

@@ -85,7 +85,7 @@ pub fn discover_with(scope: &Scope, stat: Stat) -> Vec<Candidate> {
         }
         Scope::Dir { dir, .. } => {
             let mut names = jsonl_names(dir);
-            session_core::jssort::js_sort(&mut names, |a, b| f64::from(locale_compare(b, a) as i8));
+            session_core::jssort::js_sort(&mut names, |a, b| f64::from(crate::collation::locale_compare(b, a) as i8));
             names.into_iter().map(|n| candidate(dir.join(n))).collect()
         }
     }
@@ -101,7 +101,7 @@ fn js_sort_newest_first<T>(items: &mut [T], key: impl Fn(&T) -> (Option<f64>, &P
         if by_time != 0.0 && !by_time.is_nan() {
             by_time
         } else {
-            f64::from(locale_compare(&basename(b_path), &basename(a_path)) as i8)
+            f64::from(crate::collation::locale_compare(&basename(b_path), &basename(a_path)) as i8)
         }
     });
 }
@@ -133,37 +133,6 @@ pub fn jsonl_names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = rd.flatten().map(name).filter(|n| n.ends_with(".jsonl")).collect();
     names.sort();
     names
-}
-
-/// An approximation of `String.prototype.localeCompare` under ICU's root collation for file
-/// names: punctuation before digits before letters, letters compared without case first, then
-/// lowercase before uppercase. Only ties in `modified` and `mtime` ever reach it.
-pub fn locale_compare(a: &str, b: &str) -> std::cmp::Ordering {
-    fn primary(c: char) -> (u8, u32) {
-        const PUNCT: &str = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
-        if c.is_whitespace() {
-            (0, c as u32)
-        } else if let Some(k) = PUNCT.find(c) {
-            (1, k as u32)
-        } else if c.is_ascii_digit() {
-            (2, c as u32)
-        } else if c.is_alphabetic() {
-            (3, c.to_lowercase().next().map_or(c as u32, |l| l as u32))
-        } else {
-            (4, c as u32)
-        }
-    }
-    let pa = a.chars().map(primary);
-    let pb = b.chars().map(primary);
-    pa.cmp(pb).then_with(|| {
-        // Tertiary: lowercase first at the first case difference.
-        for (x, y) in a.chars().zip(b.chars()) {
-            if x != y {
-                return y.is_uppercase().cmp(&x.is_uppercase()).reverse();
-            }
-        }
-        a.len().cmp(&b.len())
-    })
 }
 
 /// A listed session, or why it is left out.
@@ -666,14 +635,13 @@ pub fn threaded(listed: Vec<Listed>) -> (Vec<Listed>, Vec<usize>, Vec<Listed>) {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn locale_order_of_names() {
         use std::cmp::Ordering::*;
-        assert_eq!(locale_compare("B-2.jsonl", "b-1.jsonl"), Greater);
-        assert_eq!(locale_compare("a-3.jsonl", "a-2.jsonl"), Greater);
-        assert_eq!(locale_compare("b", "B"), Less);
-        assert_eq!(locale_compare("a_b", "a-b"), Less);
+        let en = crate::collation::collator("en-US");
+        assert_eq!(en.compare("B-2.jsonl", "b-1.jsonl"), Greater);
+        assert_eq!(en.compare("a-3.jsonl", "a-2.jsonl"), Greater);
+        assert_eq!(en.compare("b", "B"), Less);
+        assert_eq!(en.compare("a_b", "a-b"), Less);
     }
 }

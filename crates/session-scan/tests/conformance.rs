@@ -614,7 +614,7 @@ fn list_of_a_cwd_filters_like_pi_1_6() {
 
 #[test]
 fn list_all_tie_breaks_match_pi_1_6() {
-    // The oracle's tools/listall-ties.mjs, rebuilt here: equal `modified`, chosen mtimes, a
+    // The store Pi's `listAll()` was recorded on for `edge/expected/listall-ties.json`, rebuilt here: equal `modified`, chosen mtimes, a
     // symlinked folder, a symlink to a file, a nested folder and a file in the root (format.md §1).
     use std::time::{Duration, SystemTime};
     let t = 1_740_830_400_000u64; // 2025-03-01T12:00:00Z
