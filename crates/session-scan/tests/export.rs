@@ -402,3 +402,50 @@ fn blocks_left_open_in_list_items_and_quotes() {
         Some("   ```")
     );
 }
+
+/// Images stay at their place among a message's texts, in user and tool-result messages: `export`
+/// shows text, image, text in that order, and `grep` finds each text on its own, in order.
+#[test]
+fn images_stay_between_the_texts_they_were_between() {
+    let dir = scratch("images");
+    let blocks = r#"[{"type":"text","text":"before the picture"},{"type":"image","data":"AAAA","mimeType":"image/png"},{"type":"text","text":"after the picture"}]"#;
+    let lines = [
+        HEADER.to_string(),
+        format!(
+            r#"{{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":{blocks},"timestamp":1}}}}"#
+        ),
+        r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"p.png"}}],"timestamp":2}}"#.to_string(),
+        format!(
+            r#"{{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{{"role":"toolResult","toolCallId":"c1","toolName":"read","content":{blocks},"isError":false,"timestamp":3}}}}"#
+        ),
+    ];
+    let path = dir.join("s.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let all = String::from_utf8(export(&[path.to_str().unwrap()]).stdout).unwrap();
+    let text = &all[all.find("<a id=\"entry-u1\"").unwrap()..];
+    let places: Vec<usize> = ["before the picture", "[image/png]", "after the picture"]
+        .iter()
+        .map(|t| text.match_indices(t).map(|(k, _)| k).collect::<Vec<_>>())
+        .flat_map(|ks| {
+            assert_eq!(ks.len(), 2, "{text}");
+            ks
+        })
+        .collect();
+    // In each message, the text before, the image, the text after.
+    let (user, result) = ([places[0], places[2], places[4]], [places[1], places[3], places[5]]);
+    assert!(user.is_sorted() && result.is_sorted() && user[2] < result[0], "{text}");
+    let grep = scan().args(["-q", "grep", "--json", "picture"]).arg(&path).output().unwrap();
+    let found: Vec<(String, String)> = String::from_utf8(grep.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (v["kind"].as_str().unwrap_or_default().to_owned(), v["text"].as_str().unwrap_or_default().to_owned())
+        })
+        .collect();
+    let texts: Vec<&str> = found.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(texts.len(), 4, "{found:?}");
+    assert!(texts[0].contains("before") && texts[1].contains("after"), "{found:?}");
+    assert!(texts[2].contains("before") && texts[3].contains("after"), "{found:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
