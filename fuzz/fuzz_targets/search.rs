@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
     let cut = data.iter().position(|&b| b == b'\n').unwrap_or(data.len());
     let query = String::from_utf8_lossy(&data[..cut]);
     let file = data.get(cut + 1..).unwrap_or_default();
-    let Ok(info) = session_info_with(file, 0.0, Texts::DecodedWithPieces) else { return };
+    let Ok(info) = session_info_with(file, 0.0, Texts::DecodedWithPieces, &jiff::tz::TimeZone::UTC) else { return };
     let text = &info.all_messages_text;
     let pieces: Vec<&[u8]> = info.text_pieces.iter().map(|p| &text[p.range.clone()]).collect();
     assert_eq!(&pieces.join(&b' '), text);

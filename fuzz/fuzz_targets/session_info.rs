@@ -5,9 +5,9 @@ use libfuzzer_sys::fuzz_target;
 use session_core::info::{Texts, session_info_with};
 
 fuzz_target!(|data: &[u8]| {
-    let full = session_info_with(data, 0.0, Texts::Decoded);
-    let json = session_info_with(data, 0.0, Texts::Json);
-    let picker = session_info_with(data, 0.0, Texts::Skip);
+    let full = session_info_with(data, 0.0, Texts::Decoded, &jiff::tz::TimeZone::UTC);
+    let json = session_info_with(data, 0.0, Texts::Json, &jiff::tz::TimeZone::UTC);
+    let picker = session_info_with(data, 0.0, Texts::Skip, &jiff::tz::TimeZone::UTC);
     match (full, json, picker) {
         (Ok(mut a), Ok(mut j), Ok(b)) => {
             let mut decoded = Vec::new();

@@ -31,7 +31,9 @@ fn big_session(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.sample_size(10);
     g.bench_function("memchr-lines (ceiling)", |b| b.iter(|| session_core::lines::count_lines(&bytes)));
-    g.bench_function("context", |b| b.iter(|| session_scan::load_session(&bytes).map_or(0, |s| context_json_len(&s))));
+    g.bench_function("context", |b| {
+        b.iter(|| session_scan::load_session(&bytes, &session_scan::UTC).map_or(0, |s| context_json_len(&s)))
+    });
     // Listing it from disk: mapped, its lines scanned on all cores (`read::fold_lines`).
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-session-100MB");
     std::fs::create_dir_all(&dir).expect("bench folder");

@@ -18,7 +18,7 @@ fn main() {
                     Err(_) => return 0,
                 };
                 let bytes: &[u8] = map.as_deref().unwrap_or(buf);
-                let Ok(session) = session_scan::load_session(bytes) else { return 0 };
+                let Ok(session) = session_scan::load_session(bytes, &session_scan::UTC) else { return 0 };
                 let arena = bumpalo::Bump::new();
                 let ctx = session_core::context::build_context(
                     &session,

@@ -133,7 +133,9 @@ pub fn search_all(files: &[(PathBuf, Vec<u8>)]) -> usize {
     let mut found = 0;
     for (_, bytes) in files {
         let texts = session_core::info::Texts::DecodedWithPieces;
-        let Ok(info) = session_core::info::session_info_with(bytes, 0.0, texts) else { continue };
+        let Ok(info) = session_core::info::session_info_with(bytes, 0.0, texts, &jiff::tz::TimeZone::UTC) else {
+            continue;
+        };
         let id = info.id.to_js_string();
         let text = &info.all_messages_text;
         let searched =

@@ -143,16 +143,22 @@ fn omitted(at: Option<&crate::lines::Line<'_>>, reason: impl Into<String>) -> Om
 }
 
 /// Computes `SessionInfo` from a file's bytes; `mtime_ms` (`stats.mtimeMs`) is only used when no date
-/// is found.
+/// is found. Times without an offset are read in UTC ([`session_info_with`] takes a zone).
 /// With `texts` false (picker mode), `all_messages_text` stays empty and message texts are read
 /// only until the first user text.
 pub fn session_info(bytes: &[u8], mtime_ms: f64, texts: bool) -> Result<SessionInfo<'static>, Omitted> {
-    session_info_with(bytes, mtime_ms, if texts { Texts::Decoded } else { Texts::Skip })
+    session_info_with(bytes, mtime_ms, if texts { Texts::Decoded } else { Texts::Skip }, &jiff::tz::TimeZone::UTC)
 }
 
-/// [`session_info`] with the texts kept as `texts` says.
-pub fn session_info_with(bytes: &[u8], mtime_ms: f64, texts: Texts) -> Result<SessionInfo<'static>, Omitted> {
-    let mut builder = InfoBuilder::with_texts(texts);
+/// [`session_info`] with the texts kept as `texts` says, and times without an offset read in
+/// `local` (the zone Node would run in).
+pub fn session_info_with(
+    bytes: &[u8],
+    mtime_ms: f64,
+    texts: Texts,
+    local: &jiff::tz::TimeZone,
+) -> Result<SessionInfo<'static>, Omitted> {
+    let mut builder = InfoBuilder::with_texts(texts).with_local_zone(local.clone());
     for line in Lines::new(bytes, LineRule::Readline) {
         if !builder.line(line) {
             break;
@@ -192,6 +198,8 @@ pub struct InfoBuilder {
     pushed_any: bool,
     omitted: Option<Omitted>,
     arena: Bump,
+    /// The zone a time without an offset is read in.
+    local_zone: jiff::tz::TimeZone,
 }
 
 impl InfoBuilder {
@@ -216,7 +224,15 @@ impl InfoBuilder {
             pushed_any: false,
             omitted: None,
             arena: Bump::new(),
+            local_zone: jiff::tz::TimeZone::UTC,
         }
+    }
+
+    /// The builder with times without an offset read in `zone` (UTC otherwise; Node reads them in
+    /// the machine's zone).
+    pub fn with_local_zone(mut self, zone: jiff::tz::TimeZone) -> Self {
+        self.local_zone = zone;
+        self
     }
 
     /// Takes the next line; returns false once the outcome is decided (the file is left out).
@@ -274,8 +290,8 @@ impl InfoBuilder {
                                 _ => (Role::NotText, None),
                             };
                             let view = MessageView { line, message, role, content };
-                            return self.message(view, scanned, || {
-                                PropertyValue::time_of_span(b, scanned.field(b, "timestamp"))
+                            return self.message(view, scanned, |zone| {
+                                PropertyValue::time_of_span(b, scanned.field(b, "timestamp"), zone)
                             });
                         }
                         b"session_info" => {}
@@ -336,7 +352,7 @@ impl InfoBuilder {
         }
         let Detail::Message { message, role, content, .. } = &entry.detail else { return Ok(()) };
         let view = MessageView { line, message: *message, role: Role::of_field(role), content: *content };
-        self.message(view, scanned, || entry.timestamp.time_value())
+        self.message(view, scanned, |zone| entry.timestamp.time_value(zone))
     }
 
     /// A `message` entry: its count, activity time and texts. `entry_time` is the entry's own
@@ -345,7 +361,7 @@ impl InfoBuilder {
         &mut self,
         view: MessageView<'_>,
         scanned: &json::Scanned,
-        entry_time: impl FnOnce() -> f64,
+        entry_time: impl FnOnce(&jiff::tz::TimeZone) -> f64,
     ) -> Result<(), Omitted> {
         let MessageView { line, message, role, content } = view;
         let at = |reason: &str| omitted(Some(&line), reason);
@@ -377,7 +393,7 @@ impl InfoBuilder {
                         .or_else(|| std::str::from_utf8(raw).ok().and_then(|t| t.parse().ok()))
                 }
             }
-            _ => Some(entry_time()).filter(|t: &f64| !t.is_nan()),
+            _ => Some(entry_time(&self.local_zone)).filter(|t: &f64| !t.is_nan()),
         };
         if let Some(t) = time {
             self.last_activity = Some(self.last_activity.unwrap_or(0.0).max(t));
@@ -468,7 +484,7 @@ impl InfoBuilder {
             return Err(omitted(None, "no line parses as JSON"));
         };
         let header_time = match &timestamp {
-            PropertyValue::Str(s) => crate::jsdate::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
+            PropertyValue::Str(s) => crate::jsdate::parse_js_date(s.as_bytes(), &self.local_zone).unwrap_or(f64::NAN),
             _ => f64::NAN,
         };
         let mut last_activity = self.last_activity;
@@ -491,7 +507,7 @@ impl InfoBuilder {
             cwd,
             name: self.name,
             parent_session,
-            created: timestamp.time_value(),
+            created: timestamp.time_value(&self.local_zone),
             modified,
             message_count: self.message_count,
             first_message: self.first_message.unwrap_or_else(|| JsStr::owned("(no messages)")),
@@ -668,7 +684,7 @@ mod tests {
             }
             let expected = match fold {
                 Some(t) if t > 0.0 => time_clip(t),
-                _ => crate::jsdate::parse_js_date(b"2026-01-01T00:00:00.000Z").unwrap(),
+                _ => crate::jsdate::parse_js_date(b"2026-01-01T00:00:00.000Z", &jiff::tz::TimeZone::UTC).unwrap(),
             };
             let info = session_info(text.as_bytes(), 0.0, false).unwrap();
             assert_eq!(info.modified.to_bits(), expected.to_bits(), "{text}");

@@ -13,43 +13,19 @@
 //!   names by their first three letters, `am`/`pm`, zone names), signs and parenthesised
 //!   comments, composed into a day, a time and an offset.
 
-use std::sync::OnceLock;
-
 use jiff::tz::TimeZone;
 
-/// Where the zone `Date.parse` takes a time without an offset in comes from: given once by a
-/// program (Node uses the machine's zone, `TZ` first); UTC without it.
-static LOCAL_ZONE_SOURCE: OnceLock<fn() -> TimeZone> = OnceLock::new();
-
-/// The local zone, asked of its source on the first time without an offset (nearly every time
-/// in a session has one, so most runs never ask).
-static LOCAL_ZONE: OnceLock<TimeZone> = OnceLock::new();
-
-/// Gives the local zone of [`parse_js_date`] for the whole process, as a function called when
-/// the zone is first needed; false if one was already given.
-pub fn set_local_zone(source: fn() -> TimeZone) -> bool {
-    LOCAL_ZONE_SOURCE.set(source).is_ok()
-}
-
-fn local_zone() -> &'static TimeZone {
-    LOCAL_ZONE.get_or_init(|| LOCAL_ZONE_SOURCE.get().map_or(TimeZone::UTC, |source| source()))
-}
-
 /// Milliseconds since the epoch for `Date.parse(s)` (the string's WTF-8 bytes), or `None` where
-/// JavaScript gives `NaN`; times without an offset in the zone of [`set_local_zone`].
-pub fn parse_js_date(s: &[u8]) -> Option<f64> {
+/// JavaScript gives `NaN`; a time without an offset is taken in `local`, the zone Node would run
+/// in (the machine's, `TZ` first), which the program passes down.
+pub fn parse_js_date(s: &[u8], local: &TimeZone) -> Option<f64> {
     match iso_fields(s) {
         Some(fields) => fields.utc_value(),
-        None => parse_in(s, local_zone),
+        None => parse_in(s, || local),
     }
 }
 
-/// [`parse_js_date`] with times without an offset taken in `zone`.
-pub fn parse_js_date_in(s: &[u8], zone: &TimeZone) -> Option<f64> {
-    parse_in(s, || zone)
-}
-
-/// [`parse_js_date_in`] with the zone asked for only when the time has no offset.
+/// [`parse_js_date`] with the zone asked for only when the time has no offset.
 fn parse_in<'z>(s: &[u8], zone: impl FnOnce() -> &'z TimeZone) -> Option<f64> {
     let fields = compose(s)?;
     match fields.offset_seconds {
@@ -749,7 +725,7 @@ mod tests {
             let s = row["s"].as_str().unwrap();
             for (zone, key) in [(&TimeZone::UTC, "utc"), (&new_york, "new_york")] {
                 let expected = row[key].as_f64();
-                let got = parse_js_date_in(s.as_bytes(), zone);
+                let got = parse_js_date(s.as_bytes(), zone);
                 if got != expected {
                     wrong.push(format!("{s:?} in {key}: Node {expected:?}, ours {got:?}"));
                 }
@@ -793,6 +769,7 @@ mod tests {
             "9999-06-30T09:08:07.006Z",
         ];
         let swaps = b"0123456789-:.TZtz+ /\x80\xffa9";
+        let utc = TimeZone::UTC;
         let (mut checked, mut fast) = (0, 0);
         for base in bases {
             for at in 0..=24 {
@@ -803,8 +780,8 @@ mod tests {
                     }
                     fast += usize::from(iso_fields(&s).is_some());
                     assert_eq!(
-                        parse_js_date(&s),
-                        parse_js_date_in(&s, &TimeZone::UTC),
+                        parse_js_date(&s, &TimeZone::UTC),
+                        parse_in(&s, || &utc),
                         "{}",
                         String::from_utf8_lossy(&s)
                     );
@@ -821,7 +798,7 @@ mod tests {
     /// and takes what is not ISO by its fallback.
     #[test]
     fn reads_what_v8_reads() {
-        let utc = |s: &str| parse_js_date_in(s.as_bytes(), &TimeZone::UTC);
+        let utc = |s: &str| parse_js_date(s.as_bytes(), &TimeZone::UTC);
         assert_eq!(utc("2025-02-29T00:00:00.000Z"), utc("2025-03-01T00:00:00.000Z"));
         assert_eq!(utc("2025-02-30"), utc("2025-03-02"));
         assert_eq!(utc("2025-01-01T24:00:00.000Z"), Some(1_735_776_000_000.0));
@@ -832,10 +809,10 @@ mod tests {
         assert_eq!(utc("2026-01-05T10:00:00.000Z "), None);
         let new_york = TimeZone::get("America/New_York").unwrap();
         // A date alone is UTC; with a time and no offset it is local.
-        assert_eq!(parse_js_date_in(b"2026-01-05", &new_york), utc("2026-01-05T00:00:00Z"));
-        assert_eq!(parse_js_date_in(b"2026-01-05T10:00", &new_york), utc("2026-01-05T15:00:00Z"));
+        assert_eq!(parse_js_date(b"2026-01-05", &new_york), utc("2026-01-05T00:00:00Z"));
+        assert_eq!(parse_js_date(b"2026-01-05T10:00", &new_york), utc("2026-01-05T15:00:00Z"));
         // Skipped by the change to summer time: the offset before it; repeated: the first.
-        assert_eq!(parse_js_date_in(b"2026-03-08T02:30:00", &new_york), utc("2026-03-08T07:30:00Z"));
-        assert_eq!(parse_js_date_in(b"2026-11-01T01:30:00", &new_york), utc("2026-11-01T05:30:00Z"));
+        assert_eq!(parse_js_date(b"2026-03-08T02:30:00", &new_york), utc("2026-03-08T07:30:00Z"));
+        assert_eq!(parse_js_date(b"2026-11-01T01:30:00", &new_york), utc("2026-11-01T05:30:00Z"));
     }
 }

@@ -86,12 +86,12 @@ impl<'a> PropertyValue<'a> {
 
     /// [`PropertyValue::time_value`] of the field at `span`, without decoding a plain string first (a
     /// time is ASCII, and bytes that are not decode to text that is not a time either).
-    pub fn time_of_span(line: &[u8], span: Option<Span>) -> f64 {
+    pub fn time_of_span(line: &[u8], span: Option<Span>, local: &jiff::tz::TimeZone) -> f64 {
         match span {
             Some(Span { start, end, kind: SpanKind::Str { escaped: false } }) => {
-                crate::jsdate::parse_js_date(&line[start as usize..end as usize]).unwrap_or(f64::NAN)
+                crate::jsdate::parse_js_date(&line[start as usize..end as usize], local).unwrap_or(f64::NAN)
             }
-            _ => PropertyValue::from_span(line, span).time_value(),
+            _ => PropertyValue::from_span(line, span).time_value(local),
         }
     }
 
@@ -178,12 +178,13 @@ impl<'a> PropertyValue<'a> {
         }
     }
 
-    /// `new Date(value).getTime()`: strings through `Date.parse`, numbers as they are, `null` as 0.
-    pub fn time_value(&self) -> f64 {
+    /// `new Date(value).getTime()`: strings through `Date.parse` (a time without an offset in
+    /// `local`), numbers as they are, `null` as 0.
+    pub fn time_value(&self, local: &jiff::tz::TimeZone) -> f64 {
         match self {
             PropertyValue::Absent => f64::NAN,
             PropertyValue::Null => 0.0,
-            PropertyValue::Str(s) => crate::jsdate::parse_js_date(s.as_bytes()).unwrap_or(f64::NAN),
+            PropertyValue::Str(s) => crate::jsdate::parse_js_date(s.as_bytes(), local).unwrap_or(f64::NAN),
             PropertyValue::Raw(raw) => match raw.first() {
                 Some(b't') => 1.0,
                 Some(b'f') => 0.0,

@@ -844,7 +844,13 @@ mod tests {
             r#"{"type":"message","id":"t1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","content":"parser"}}"#,
             "\n",
         );
-        let info = crate::info::session_info_with(file.as_bytes(), 0.0, crate::info::Texts::DecodedWithPieces).unwrap();
+        let info = crate::info::session_info_with(
+            file.as_bytes(),
+            0.0,
+            crate::info::Texts::DecodedWithPieces,
+            &jiff::tz::TimeZone::UTC,
+        )
+        .unwrap();
         // The pieces, joined with one space, are the whole text.
         let joined: Vec<&[u8]> = info.text_pieces.iter().map(|p| &info.all_messages_text[p.range.clone()]).collect();
         assert_eq!(joined.join(&b' '), info.all_messages_text);

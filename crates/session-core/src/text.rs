@@ -142,7 +142,7 @@ mod tests {
     #[test]
     fn iso_string_round_trips() {
         for s in ["2025-02-01T10:00:01.000Z", "1969-12-31T23:59:59.999Z", "+275760-09-13T00:00:00.000Z"] {
-            let ms = crate::jsdate::parse_js_date(s.as_bytes()).unwrap();
+            let ms = crate::jsdate::parse_js_date(s.as_bytes(), &jiff::tz::TimeZone::UTC).unwrap();
             assert_eq!(js_iso_string(ms), s);
         }
     }

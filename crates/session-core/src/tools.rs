@@ -63,7 +63,7 @@ pub fn tool_calls(session: &Session<'_>) -> Vec<ToolCall> {
         arena.reset();
         let Ok(value) = entry.value(&arena) else { continue };
         let Some(m) = value.get("message") else { continue };
-        let at = entry.timestamp.time_value();
+        let at = entry.timestamp.time_value(&session.local_zone);
         if assistant {
             let Some(Value::Array(blocks)) = m.get("content") else { continue };
             for b in blocks {

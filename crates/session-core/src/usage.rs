@@ -16,6 +16,9 @@ use crate::property::PropertyValue;
 use crate::session::{Diagnostic, LoadError, top_is_falsy};
 use crate::stats::UsageTotals;
 
+/// UTC, for builders given no zone.
+static UTC: jiff::tz::TimeZone = jiff::tz::TimeZone::UTC;
+
 /// Where a usage was recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Source {
@@ -116,17 +119,21 @@ fn identity(parts: &[&[u8]]) -> u64 {
 }
 
 /// Reads the usage events and messages of one file, with the loader's rules (the header must be
-/// the first parsed record, malformed and falsy lines are skipped).
+/// the first parsed record, malformed and falsy lines are skipped); times without an offset in UTC.
 pub fn file_usage(bytes: &[u8]) -> Result<FileUsage, LoadError> {
-    file_usage_counting(bytes, Counting::Pi)
+    file_usage_counting(bytes, Counting::Pi, &jiff::tz::TimeZone::UTC)
 }
 
-/// [`file_usage`] with the sources `counting` takes.
-pub fn file_usage_counting(bytes: &[u8], counting: Counting) -> Result<FileUsage, LoadError> {
+/// [`file_usage`] with the sources `counting` takes, and times without an offset read in `local`.
+pub fn file_usage_counting(
+    bytes: &[u8],
+    counting: Counting,
+    local: &jiff::tz::TimeZone,
+) -> Result<FileUsage, LoadError> {
     if bytes.is_empty() {
         return Err(LoadError::Empty);
     }
-    let mut builder = UsageBuilder::new(counting);
+    let mut builder = UsageBuilder::new(counting).with_local_zone(local.clone());
     for line in Lines::new(bytes, LineRule::Newline) {
         if !builder.line(line) {
             break;
@@ -152,6 +159,8 @@ pub enum Counting {
 #[derive(Default)]
 pub struct UsageBuilder {
     counting: Counting,
+    /// The zone a time without an offset is read in (`None`: UTC).
+    local_zone: Option<jiff::tz::TimeZone>,
     out: FileUsage,
     header_seen: bool,
     error: Option<LoadError>,
@@ -231,6 +240,13 @@ impl UsageBuilder {
         UsageBuilder { counting, ..UsageBuilder::default() }
     }
 
+    /// The builder with times without an offset read in `zone` (UTC otherwise; Node reads them in
+    /// the machine's zone).
+    pub fn with_local_zone(mut self, zone: jiff::tz::TimeZone) -> UsageBuilder {
+        self.local_zone = Some(zone);
+        self
+    }
+
     /// Takes the next line; returns false once the file is refused.
     pub fn line(&mut self, line: crate::lines::Line<'_>) -> bool {
         self.line_scanned(line, None)
@@ -287,7 +303,7 @@ impl UsageBuilder {
         self.out.session_id = id.to_str_lossy().into_owned();
         self.out.cwd = f("cwd").as_str().map(|s| s.to_str_lossy().into_owned()).unwrap_or_default();
         self.out.parent_session = f("parentSession").as_str().map(|s| s.to_str_lossy().into_owned());
-        self.out.created_ms = f("timestamp").time_value();
+        self.out.created_ms = f("timestamp").time_value(self.local_zone.as_ref().unwrap_or(&UTC));
         Ok(())
     }
 
@@ -298,6 +314,7 @@ impl UsageBuilder {
     ) -> Result<(), LoadError> {
         let out = &mut self.out;
         let arena = &mut self.arena;
+        let zone = self.local_zone.as_ref().unwrap_or(&UTC);
         let models = &mut self.models;
         // Lines Pi skips are skipped here too, and noted as the loader notes them.
         let sc = match scanned {
@@ -328,13 +345,13 @@ impl UsageBuilder {
             // Rare: keys written with escapes; the slow path reads them from the full value.
             arena.reset();
             if let Ok(v) = json::parse_value(b, arena) {
-                slow_line(&v, line.number, line.offset, self.counting, out);
+                slow_line(&v, line.number, line.offset, self.counting, zone, out);
             }
             return Ok(());
         }
         let ts_span = sc.field(b, "timestamp");
         let ts_raw = ts_span.map_or(&b[..0], |s| &b[s.start as usize..s.end as usize]);
-        let time = PropertyValue::time_of_span(b, ts_span);
+        let time = PropertyValue::time_of_span(b, ts_span, zone);
         let add = |source: Source, model: Arc<str>, span: Span, out: &mut FileUsage| {
             let raw = &b[span.start as usize..span.end as usize];
             let amounts = sc
@@ -380,8 +397,11 @@ impl UsageBuilder {
                 let mf = |k: &str| PropertyValue::from_span(b, sc.message_field(b, k));
                 let role = if message_kind == Some(SpanKind::Object) { mf("role") } else { PropertyValue::Absent };
                 let role_name = role_name(&role);
-                let message_time =
-                    if time.is_nan() { PropertyValue::time_of_span(b, sc.message_field(b, "timestamp")) } else { time };
+                let message_time = if time.is_nan() {
+                    PropertyValue::time_of_span(b, sc.message_field(b, "timestamp"), zone)
+                } else {
+                    time
+                };
                 let mut event = MessageEvent {
                     time_ms: message_time,
                     role: role_name.clone(),
@@ -519,9 +539,16 @@ fn tool_call_names_of(content: &Value<'_>) -> SmallVec<[String; 2]> {
 
 /// Lines whose keys hold escapes: the same reading from the full value, with the same events,
 /// messages and diagnostics as the scan's reading of an unescaped line.
-fn slow_line(v: &Value<'_>, line: u64, offset: u64, counting: Counting, out: &mut FileUsage) {
+fn slow_line(
+    v: &Value<'_>,
+    line: u64,
+    offset: u64,
+    counting: Counting,
+    zone: &jiff::tz::TimeZone,
+    out: &mut FileUsage,
+) {
     let f = |k: &str| PropertyValue::from_value(v.get(k));
-    let time = f("timestamp").time_value();
+    let time = f("timestamp").time_value(zone);
     // A value's text as the scan's spans hold it: a string without its quotes.
     let raw = |v: Option<&Value<'_>>| match v {
         None => Vec::new(),
@@ -559,7 +586,8 @@ fn slow_line(v: &Value<'_>, line: u64, offset: u64, counting: Counting, out: &mu
         let m = v.get("message").filter(|m| m.as_object().is_some());
         let get = |k: &str| m.and_then(|m| m.get(k));
         let role = get("role").and_then(Value::as_str).map(|r| r.to_str_lossy().into_owned()).unwrap_or_default();
-        let message_time = if time.is_nan() { PropertyValue::from_value(get("timestamp")).time_value() } else { time };
+        let message_time =
+            if time.is_nan() { PropertyValue::from_value(get("timestamp")).time_value(zone) } else { time };
         let mut event = MessageEvent {
             time_ms: message_time,
             role: role.clone().into(),

@@ -105,7 +105,10 @@ impl Grep {
             let searched = ["message", "compaction", "branch_summary", "session_summary", "custom_message"]
                 .iter()
                 .any(|t| entry.is_type(t));
-            if !searched || !self.line_may_match(entry.line) || !self.days.holds(entry.timestamp.time_value()) {
+            if !searched
+                || !self.line_may_match(entry.line)
+                || !self.days.holds(entry.timestamp.time_value(&session.local_zone))
+            {
                 continue;
             }
             arena.reset();

@@ -36,14 +36,23 @@ pub fn in_project(session: &session_core::Session<'_>, project: Option<&str>) ->
 /// Files at least this large are split at line boundaries and scanned on several threads.
 pub const PARALLEL_SCAN_THRESHOLD: usize = 8 << 20;
 
-/// Loads a session, scanning a large file's chunks in parallel on the current rayon pool.
-pub fn load_session(bytes: &[u8]) -> Result<session_core::Session<'_>, session_core::LoadError> {
+/// Loads a session, scanning a large file's chunks in parallel on the current rayon pool; times
+/// without an offset are read in `local` (the zone Node would run in: the machine's, `TZ` first).
+pub fn load_session<'a>(
+    bytes: &'a [u8],
+    local: &jiff::tz::TimeZone,
+) -> Result<session_core::Session<'a>, session_core::LoadError> {
     use rayon::prelude::*;
     use session_core::session::{scan_chunk, split_points};
-    if bytes.len() < PARALLEL_SCAN_THRESHOLD {
-        return session_core::Session::load(bytes);
-    }
-    let parts = rayon::current_num_threads().max(1) * 2;
-    let chunks = split_points(bytes, parts).into_par_iter().map(|r| scan_chunk(bytes, r)).collect();
-    session_core::Session::from_chunks(bytes, chunks)
+    let session = if bytes.len() < PARALLEL_SCAN_THRESHOLD {
+        session_core::Session::load(bytes)
+    } else {
+        let parts = rayon::current_num_threads().max(1) * 2;
+        let chunks = split_points(bytes, parts).into_par_iter().map(|r| scan_chunk(bytes, r)).collect();
+        session_core::Session::from_chunks(bytes, chunks)
+    };
+    session.map(|s| s.with_local_zone(local.clone()))
 }
+
+/// UTC, the zone a library caller gets for times without an offset unless it names another.
+pub static UTC: jiff::tz::TimeZone = jiff::tz::TimeZone::UTC;

@@ -244,8 +244,8 @@ struct Taker {
 }
 
 impl Taker {
-    fn new(texts: Texts, hide_internal: bool, atomic: bool) -> Taker {
-        let builder = session_core::info::InfoBuilder::with_texts(texts);
+    fn new(texts: Texts, hide_internal: bool, atomic: bool, local_zone: &jiff::tz::TimeZone) -> Taker {
+        let builder = session_core::info::InfoBuilder::with_texts(texts).with_local_zone(local_zone.clone());
         Taker { builder, hide_internal, first: true, hidden: false, atomic: atomic.then(AtomicTracker::default) }
     }
 
@@ -302,12 +302,22 @@ pub struct Reading<'c> {
     /// Done to each file's listing on the thread that read it (a search scores it there and lets
     /// its texts go, so that a store's texts are never all held at once).
     pub then: Option<&'c (dyn Fn(&mut Listed) + Sync)>,
+    /// The zone a time without an offset is read in (UTC unless given).
+    pub local_zone: &'c jiff::tz::TimeZone,
 }
 
 impl Reading<'static> {
     /// Every file read, with these texts.
     pub fn new(texts: Texts, hide_internal: bool) -> Self {
-        Reading { texts, hide_internal, atomic: false, strategy: crate::ReadStrategy::Auto, cache: None, then: None }
+        Reading {
+            texts,
+            hide_internal,
+            atomic: false,
+            strategy: crate::ReadStrategy::Auto,
+            cache: None,
+            then: None,
+            local_zone: &crate::UTC,
+        }
     }
 }
 
@@ -325,6 +335,11 @@ impl<'c> Reading<'c> {
     /// The same, with files read by `strategy`.
     pub fn with_strategy(self, strategy: crate::ReadStrategy) -> Reading<'c> {
         Reading { strategy, ..self }
+    }
+
+    /// The same, with times without an offset read in `zone` (Node reads them in the machine's).
+    pub fn with_local_zone(self, zone: &'c jiff::tz::TimeZone) -> Reading<'c> {
+        Reading { local_zone: zone, ..self }
     }
 
     /// The same, with `then` done to each listing as it is made.
@@ -358,7 +373,7 @@ fn read_or_recall(c: &Candidate, how: Reading<'_>, parallel_from: u64, buf: &mut
 
 /// The file's listing, and whether it could be read.
 fn read_uncached(c: &Candidate, how: Reading<'_>, parallel_from: u64, buf: &mut Vec<u8>) -> (Listed, bool) {
-    let Reading { strategy, texts, hide_internal, atomic, .. } = how;
+    let Reading { strategy, texts, hide_internal, atomic, local_zone, .. } = how;
     // Large files mapped, their lines scanned on all cores; mid-sized ones mapped and scanned here;
     // others streamed through the reused buffer (`read::fold_lines`).
     let read = crate::read::fold_lines(
@@ -368,7 +383,7 @@ fn read_uncached(c: &Candidate, how: Reading<'_>, parallel_from: u64, buf: &mut 
         buf,
         // With texts, the scan records the text blocks, so that they need no second walk.
         session_core::json::ScanOptions { blocks: texts != Texts::Skip },
-        || Taker::new(texts, hide_internal, atomic),
+        || Taker::new(texts, hide_internal, atomic, local_zone),
         |taker, line, scanned| taker.take(line, scanned),
     );
     match read {

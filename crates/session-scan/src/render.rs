@@ -831,7 +831,7 @@ mod tests {
         let mut compared = 0;
         for file in &files {
             for texts in [Texts::Skip, Texts::Decoded, Texts::DecodedWithPieces, Texts::Json] {
-                let info = session_info_with(file.as_bytes(), 1_767_000_000_000.0, texts).expect(file);
+                let info = session_info_with(file.as_bytes(), 1_767_000_000_000.0, texts, &crate::UTC).expect(file);
                 let record = info_record_texts("/s/f\u{e9}.jsonl", &info, false);
                 let Value::Object(record) = record else { panic!("not an object") };
                 for key in INFO_FIELDS.iter().chain(&["other", "Path"]) {

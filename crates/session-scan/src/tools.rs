@@ -60,7 +60,13 @@ type FileCalls = Result<(Vec<ToolCall>, bool, Vec<String>), String>;
 
 /// A file's tool calls, and whether its cwd contains `project`; a mapped file that shrank while it
 /// was read is read again into memory.
-fn calls_of(path: &Path, strategy: crate::ReadStrategy, project: Option<&str>, buf: &mut Vec<u8>) -> FileCalls {
+fn calls_of(
+    path: &Path,
+    strategy: crate::ReadStrategy,
+    project: Option<&str>,
+    local: &jiff::tz::TimeZone,
+    buf: &mut Vec<u8>,
+) -> FileCalls {
     let mut strategy = strategy;
     loop {
         let (map, _) = crate::read::read_file_into(path, strategy, buf).map_err(|e| {
@@ -68,7 +74,7 @@ fn calls_of(path: &Path, strategy: crate::ReadStrategy, project: Option<&str>, b
         })?;
         let bytes: &[u8] = map.as_deref().unwrap_or(buf);
         let file = path.to_string_lossy();
-        let calls = crate::load_session(bytes).map(|session| {
+        let calls = crate::load_session(bytes, local).map(|session| {
             let notes = session
                 .diagnostics
                 .iter()
@@ -91,15 +97,17 @@ fn calls_of(path: &Path, strategy: crate::ReadStrategy, project: Option<&str>, b
 /// file is a copy (an empty id is never taken for one). With `project`, only sessions whose cwd
 /// contains it are counted; copies are still found among all (a call first made in another
 /// project is counted there, not here).
-/// With `days`, only calls made on those days (by the assistant message's entry time).
+/// With `days`, only calls made on those days (by the assistant message's entry time); times without
+/// an offset are read in `local`.
 pub fn build(
     files: &[PathBuf],
     strategy: crate::ReadStrategy,
     project: Option<&str>,
     days: &crate::days::DayRange,
+    local: &jiff::tz::TimeZone,
 ) -> ToolsReport {
     let per_file: Vec<FileCalls> =
-        files.par_iter().map_init(Vec::new, |buf, path| calls_of(path, strategy, project, buf)).collect();
+        files.par_iter().map_init(Vec::new, |buf, path| calls_of(path, strategy, project, local, buf)).collect();
     let mut report = ToolsReport::default();
     let mut seen: ahash::AHashSet<String> = ahash::AHashSet::new();
     for (path, calls) in files.iter().zip(per_file) {

@@ -69,10 +69,12 @@ pub struct Options {
     pub counting: Counting,
     /// How files are read (buffered or mapped).
     pub strategy: crate::ReadStrategy,
+    /// The zone a time without an offset is read in (Node reads them in the machine's).
+    pub local_zone: jiff::tz::TimeZone,
 }
 
 impl Default for Options {
-    /// Daily rows in UTC, nothing filtered, Pi's sources.
+    /// Daily rows in UTC, nothing filtered, Pi's sources, times without an offset read in UTC.
     fn default() -> Options {
         Options {
             group: Group::Daily,
@@ -84,6 +86,7 @@ impl Default for Options {
             project: None,
             counting: Counting::Pi,
             strategy: crate::ReadStrategy::Auto,
+            local_zone: jiff::tz::TimeZone::UTC,
         }
     }
 }
@@ -343,7 +346,7 @@ fn read_file(opts: &Options, path: &Path, family: bool, parallel_from: u64, buf:
         LineRule::Newline,
         buf,
         scan,
-        || UsageBuilder::new(opts.counting),
+        || UsageBuilder::new(opts.counting).with_local_zone(opts.local_zone.clone()),
         |b, line, s| b.line_scanned(line, s),
     );
     let usage = match read {

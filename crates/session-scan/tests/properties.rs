@@ -197,7 +197,7 @@ fn every_reading_gives_the_same_session() {
             let s = session_core::Session::from_chunks(&bytes, chunks).unwrap();
             assert_eq!(key(&s), reference, "{} split at {cut}", f.display());
         }
-        assert_eq!(key(&session_scan::load_session(&bytes).unwrap()), reference);
+        assert_eq!(key(&session_scan::load_session(&bytes, &session_scan::UTC).unwrap()), reference);
     }
 }
 
@@ -244,7 +244,7 @@ fn large_sessions_of_tiny_lines_listed_in_parallel_equal_whole() {
             std::slice::from_ref(&candidate),
             session_scan::list::Reading::new(texts, false),
         );
-        let whole = session_core::info::session_info_with(&bytes, 1.0, texts);
+        let whole = session_core::info::session_info_with(&bytes, 1.0, texts, &session_scan::UTC);
         assert!(whole.as_ref().is_ok_and(|w| w.message_count > 100_000), "{whole:?}");
         assert_eq!(format!("{:?}", listed[0].info), format!("{whole:?}"), "texts {texts:?}");
     }
@@ -295,7 +295,7 @@ fn large_sessions_listed_in_parallel_equal_whole() {
             std::slice::from_ref(&candidate),
             session_scan::list::Reading::new(texts, false),
         );
-        let whole = session_core::info::session_info_with(&bytes, 1.0, texts);
+        let whole = session_core::info::session_info_with(&bytes, 1.0, texts, &session_scan::UTC);
         assert_eq!(format!("{:?}", listed[0].info), format!("{whole:?}"), "texts {texts:?}");
     }
     std::fs::remove_file(&path).unwrap();

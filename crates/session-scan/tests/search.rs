@@ -65,7 +65,7 @@ fn sessions(corpus: &str) -> Vec<Session> {
             cwd: bytes(s.get("cwd")).unwrap(),
             text: bytes(s.get("allMessagesText")).unwrap(),
             modified: bytes(s.get("modified"))
-                .and_then(|m| session_core::jsdate::parse_js_date(&m))
+                .and_then(|m| session_core::jsdate::parse_js_date(&m, &session_scan::UTC))
                 .unwrap_or(f64::NAN),
             path: s.get("path").and_then(Value::as_str).unwrap().to_str_lossy().into_owned(),
         })

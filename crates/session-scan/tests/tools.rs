@@ -77,7 +77,8 @@ fn figures_are_those_of_a_second_reading() {
             }
         }
     }
-    let report = session_scan::tools::build(&files, session_scan::ReadStrategy::Auto, None, &all_days());
+    let report =
+        session_scan::tools::build(&files, session_scan::ReadStrategy::Auto, None, &all_days(), &session_scan::UTC);
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     assert_eq!(report.sessions, files.len() as u64);
     assert_eq!(report.copies, copies);
@@ -117,10 +118,19 @@ fn projects_that_split_the_store_add_up_to_it() {
     };
     let parts = ["/Users/", "/home/"];
     assert!(files.iter().all(|f| parts.iter().filter(|p| cwd_of(f).contains(*p)).count() == 1));
-    let all = session_scan::tools::build(&files, session_scan::ReadStrategy::Auto, None, &all_days());
+    let all =
+        session_scan::tools::build(&files, session_scan::ReadStrategy::Auto, None, &all_days(), &session_scan::UTC);
     let split: Vec<_> = parts
         .iter()
-        .map(|p| session_scan::tools::build(&files, session_scan::ReadStrategy::Auto, Some(p), &all_days()))
+        .map(|p| {
+            session_scan::tools::build(
+                &files,
+                session_scan::ReadStrategy::Auto,
+                Some(p),
+                &all_days(),
+                &session_scan::UTC,
+            )
+        })
         .collect();
     let calls = |r: &session_scan::tools::ToolsReport| r.tools.values().map(|f| f.calls).sum::<u64>();
     assert!(split.iter().all(|r| r.sessions > 0 && calls(r) > 0));
@@ -132,8 +142,14 @@ fn projects_that_split_the_store_add_up_to_it() {
         assert_eq!(errors, f.errors, "{name}");
     }
     assert_eq!(
-        session_scan::tools::build(&files, session_scan::ReadStrategy::Auto, Some("/nobody-has-this/"), &all_days())
-            .sessions,
+        session_scan::tools::build(
+            &files,
+            session_scan::ReadStrategy::Auto,
+            Some("/nobody-has-this/"),
+            &all_days(),
+            &session_scan::UTC
+        )
+        .sessions,
         0
     );
 }
@@ -146,18 +162,26 @@ fn days_that_split_the_store_add_up_to_it() {
         session_scan::days::DayRange::parse(since, until, &jiff::tz::TimeZone::get("Europe/Paris").unwrap()).unwrap()
     };
     let calls = |r: &session_scan::tools::ToolsReport| r.tools.values().map(|f| f.calls).sum::<u64>();
-    let all = calls(&session_scan::tools::build(&files, session_scan::ReadStrategy::Auto, None, &all_days()));
+    let all = calls(&session_scan::tools::build(
+        &files,
+        session_scan::ReadStrategy::Auto,
+        None,
+        &all_days(),
+        &session_scan::UTC,
+    ));
     let before = calls(&session_scan::tools::build(
         &files,
         session_scan::ReadStrategy::Auto,
         None,
         &days(None, Some("2025-01-14")),
+        &session_scan::UTC,
     ));
     let after = calls(&session_scan::tools::build(
         &files,
         session_scan::ReadStrategy::Auto,
         None,
         &days(Some("2025-01-15"), None),
+        &session_scan::UTC,
     ));
     assert!(before > 0 && after > 0, "{before} {after}");
     assert_eq!(before + after, all);
@@ -166,6 +190,7 @@ fn days_that_split_the_store_add_up_to_it() {
         session_scan::ReadStrategy::Auto,
         None,
         &days(Some("2025-01-15"), Some("2025-01-15")),
+        &session_scan::UTC,
     ));
     assert!(one_day > 0 && one_day < after);
 }
@@ -191,6 +216,7 @@ fn the_command_reports_every_tool() {
         session_scan::ReadStrategy::Auto,
         None,
         &all_days(),
+        &session_scan::UTC,
     );
     for t in tools {
         let f = &library.tools[t["tool"].as_str().unwrap()];

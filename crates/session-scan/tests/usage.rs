@@ -157,7 +157,9 @@ fn atomic_session_summaries_count_when_asked() {
     // Pi's counting is Pi's session totals.
     let stats = session_core::stats::session_totals(&session_core::Session::load(parent.as_bytes()).unwrap());
     assert_eq!(stats.stats.usage.cost, 1.25);
-    let by_file = session_core::usage::file_usage_counting(parent.as_bytes(), Counting::WithAtomicSummaries).unwrap();
+    let by_file =
+        session_core::usage::file_usage_counting(parent.as_bytes(), Counting::WithAtomicSummaries, &session_scan::UTC)
+            .unwrap();
     let sources: Vec<&str> = by_file.events.iter().map(|e| e.source.name()).collect();
     assert_eq!(sources, ["assistant", "session_summary", "session_summary", "branch_summary"]);
     std::fs::remove_dir_all(&dir).unwrap();

@@ -329,7 +329,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
                 put(&mut o, "content", content.as_ref());
                 put(&mut o, "display", v.get("display"));
                 put(&mut o, "details", v.get("details"));
-                o.insert("timestamp", Value::Number(e.timestamp.time_value()));
+                o.insert("timestamp", Value::Number(e.timestamp.time_value(&self.session.local_zone)));
                 vec![Message::Built(Value::Object(o))]
             }
             b"branch_summary" => {
@@ -337,7 +337,10 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
                 if !v.get("summary").is_some_and(Value::is_truthy) {
                     return Vec::new();
                 }
-                vec![Message::Built(branch_summary(&v, Value::Number(e.timestamp.time_value())))]
+                vec![Message::Built(branch_summary(
+                    &v,
+                    Value::Number(e.timestamp.time_value(&self.session.local_zone)),
+                ))]
             }
             b"compaction" => {
                 let v = self.value(i);
@@ -347,7 +350,10 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
                 {
                     out.push(Message::Built(sys.clone()));
                 }
-                out.push(Message::Built(compaction_summary(&v, Value::Number(e.timestamp.time_value()))));
+                out.push(Message::Built(compaction_summary(
+                    &v,
+                    Value::Number(e.timestamp.time_value(&self.session.local_zone)),
+                )));
                 out
             }
             _ => Vec::new(),
@@ -448,7 +454,7 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
             Some(d) => d.clone(),
         };
         o.insert("details", details);
-        o.insert("timestamp", Value::Number(self.entry(path[b]).timestamp.time_value()));
+        o.insert("timestamp", Value::Number(self.entry(path[b]).timestamp.time_value(&self.session.local_zone)));
         self.ctx.messages.push(Message::Built(Value::Object(o)));
         self.ctx.projection.push((path[b], 1));
         for &i in &path[b + 1..] {
@@ -524,9 +530,10 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
         let before = self.ctx.messages.len();
         if self.entry(i).is_type("compaction") {
             let v = self.value(i);
-            self.ctx
-                .messages
-                .push(Message::Built(compaction_summary(&v, Value::Number(self.entry(i).timestamp.time_value()))));
+            self.ctx.messages.push(Message::Built(compaction_summary(
+                &v,
+                Value::Number(self.entry(i).timestamp.time_value(&self.session.local_zone)),
+            )));
             if let Some(Value::Array(tail)) = v.get("retainedTail") {
                 self.ctx.messages.extend(tail.iter().map(|m| Message::Built(m.clone())));
             }

@@ -363,6 +363,9 @@ pub struct Session<'a> {
     pub incomplete_tail: bool,
     /// Lines skipped or entries treated specially, with where they are.
     pub diagnostics: Vec<Diagnostic>,
+    /// The zone a time without an offset is read in (`Date.parse`'s local zone): UTC unless the
+    /// program gives the machine's with [`Session::with_local_zone`].
+    pub local_zone: jiff::tz::TimeZone,
     session_id: crate::json::JsStr<'a>,
     by_id: AHashMap<PropertyValue<'a>, usize>,
     /// No two indexed records share an id: a record whose id matches is then the one `by_id` names.
@@ -373,6 +376,13 @@ pub struct Session<'a> {
 }
 
 impl<'a> Session<'a> {
+    /// The session with times without an offset read in `zone` (Node reads them in the machine's
+    /// zone, `TZ` first).
+    pub fn with_local_zone(mut self, zone: jiff::tz::TimeZone) -> Session<'a> {
+        self.local_zone = zone;
+        self
+    }
+
     /// Loads a session from a whole file's bytes, as `SessionManager.open` does, minus its writes.
     pub fn load(bytes: &'a [u8]) -> Result<Session<'a>, LoadError> {
         Session::from_chunks(bytes, vec![scan_chunk(bytes, 0..bytes.len())])
@@ -435,6 +445,7 @@ impl<'a> Session<'a> {
             migrated_from: None,
             incomplete_tail,
             diagnostics,
+            local_zone: jiff::tz::TimeZone::UTC,
             session_id,
             by_id: AHashMap::new(),
             unique_ids: false,
@@ -582,7 +593,8 @@ impl<'a> Session<'a> {
                 roots.push(node);
             }
         }
-        let times: Vec<f64> = nodes.iter().map(|n| self.records[n.record].timestamp.time_value()).collect();
+        let times: Vec<f64> =
+            nodes.iter().map(|n| self.records[n.record].timestamp.time_value(&self.local_zone)).collect();
         for n in &mut nodes {
             js_sort(&mut n.children, |a, b| times[*a] - times[*b]);
         }

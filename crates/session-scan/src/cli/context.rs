@@ -57,7 +57,7 @@ enum FormatArg {
 /// Runs it: `Ok(true)` when a file could not be read.
 pub fn run(a: &ContextArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let files = FileArgs { files: sessions::paths(&a.sessions, false, WhenNone::Recent)?, json: a.json };
-    Ok(run_files(&files, g, |file, bytes, json| context_of_file(a, file, bytes, json))?.failed)
+    Ok(run_files(&files, g, |file, bytes, json| context_of_file(a, file, bytes, json, &g.local_zone))?.failed)
 }
 
 /// The context messages to print: as rebuilt, or after `convertToLlm`.
@@ -98,12 +98,12 @@ fn format4_context(c: &ContextArgs, file: &str, bytes: &[u8], json: bool) -> Out
     o
 }
 
-fn context_of_file(c: &ContextArgs, file: &str, bytes: &[u8], json: bool) -> Outcome {
+fn context_of_file(c: &ContextArgs, file: &str, bytes: &[u8], json: bool, local: &jiff::tz::TimeZone) -> Outcome {
     if c.dialect == DialectArg::Harness && harness4::is_format4(bytes) {
         return format4_context(c, file, bytes, json);
     }
     let mut o = Outcome::new();
-    let Some(session) = load(&mut o, file, bytes, json) else { return o };
+    let Some(session) = load(&mut o, file, bytes, json, local) else { return o };
     let dialect = match c.dialect {
         DialectArg::Pi => Dialect::Pi,
         DialectArg::Atomic => Dialect::Atomic,

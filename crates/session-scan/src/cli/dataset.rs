@@ -52,6 +52,7 @@ pub fn run(a: &DatasetArgs, g: &super::Globals) -> anyhow::Result<bool> {
         source: a.source.clone(),
         partition: a.partition,
         strategy: g.strategy,
+        local_zone: g.local_zone.clone(),
         counting: if a.atomic { Counting::WithAtomicSummaries } else { Counting::Pi },
     };
     let done = AtomicUsize::new(0);

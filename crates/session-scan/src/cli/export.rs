@@ -74,7 +74,7 @@ pub fn run(a: &ExportArgs, g: &super::Globals) -> anyhow::Result<bool> {
         }
     };
     let bytes: &[u8] = map.as_deref().unwrap_or(&buf);
-    let session = match session_scan::load_session(bytes) {
+    let session = match session_scan::load_session(bytes, &g.local_zone) {
         Ok(session) => session,
         Err(e) => {
             let (line, offset) = e.place();

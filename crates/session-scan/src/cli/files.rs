@@ -36,12 +36,12 @@ pub fn run(a: &FilesArgs, g: &super::Globals) -> anyhow::Result<bool> {
     // Without a path, Pi's store (its session-dir override first), as `usage` reads it.
     let files = sessions::paths(&a.sessions, a.atomic, WhenNone::Store)?;
     let files = FileArgs { files, json: a.json };
-    Ok(run_files(&files, g, |file, bytes, json| files_of_session(a, file, bytes, json))?.failed)
+    Ok(run_files(&files, g, |file, bytes, json| files_of_session(a, file, bytes, json, &g.local_zone))?.failed)
 }
 
-fn files_of_session(a: &FilesArgs, file: &str, bytes: &[u8], json: bool) -> Outcome {
+fn files_of_session(a: &FilesArgs, file: &str, bytes: &[u8], json: bool, local: &jiff::tz::TimeZone) -> Outcome {
     let mut o = Outcome::new();
-    let Some(session) = load(&mut o, file, bytes, json) else { return o };
+    let Some(session) = load(&mut o, file, bytes, json, local) else { return o };
     let (lists, diagnostics) = session_core::files::file_lists(&session);
     for d in &diagnostics {
         o.note(file, d.line, d.offset, &d.message);

@@ -76,7 +76,8 @@ pub fn run(a: &GrepArgs, g: &super::Globals) -> anyhow::Result<bool> {
         View { store: session_scan::store::store_here(a.atomic), width: session_scan::table::width(), color: g.color };
     let files = sessions::paths(&a.sessions, a.atomic, WhenNone::Store)?;
     let files = FileArgs { files, json: a.json };
-    let totals = run_files(&files, g, |file, bytes, json| grep_session(a, &grep, &view, file, bytes, json))?;
+    let totals =
+        run_files(&files, g, |file, bytes, json| grep_session(a, &grep, &view, file, bytes, json, &g.local_zone))?;
     Ok(totals.failed || !totals.found)
 }
 
@@ -87,9 +88,17 @@ struct View {
     color: bool,
 }
 
-fn grep_session(a: &GrepArgs, grep: &Grep, view: &View, file: &str, bytes: &[u8], json: bool) -> Outcome {
+fn grep_session(
+    a: &GrepArgs,
+    grep: &Grep,
+    view: &View,
+    file: &str,
+    bytes: &[u8],
+    json: bool,
+    local: &jiff::tz::TimeZone,
+) -> Outcome {
     let mut o = Outcome::new();
-    let Some(session) = load(&mut o, file, bytes, json) else { return o };
+    let Some(session) = load(&mut o, file, bytes, json, local) else { return o };
     if !session_scan::in_project(&session, a.filter.project.as_deref()) {
         // Another project's session: not searched, nothing said of it.
         o.stderr.clear();

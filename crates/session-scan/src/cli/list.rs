@@ -183,7 +183,7 @@ pub(super) fn run_with(a: &ListArgs, g: &super::Globals, search: Option<&Search>
         Scope::All { .. } | Scope::Files { .. } => None,
     };
     let hide_internal = a.atomic && !a.include_internal;
-    let reading = list::Reading::new(texts, hide_internal).with_strategy(g.strategy);
+    let reading = list::Reading::new(texts, hide_internal).with_strategy(g.strategy).with_local_zone(&g.local_zone);
     let reading = if a.atomic { reading.with_atomic_fields() } else { reading };
     let how = match &cache {
         Some(cache) => reading.with_cache(cache),

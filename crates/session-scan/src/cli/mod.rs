@@ -127,6 +127,9 @@ pub struct Globals {
     pub verbosity: Verbosity,
     /// How files are read: buffered, or mapped where that is faster.
     pub strategy: session_scan::ReadStrategy,
+    /// The zone `Date.parse` reads a time without an offset in, as Node does: the machine's (`TZ`
+    /// first), whatever zone times are shown in.
+    pub local_zone: jiff::tz::TimeZone,
 }
 
 #[derive(Subcommand)]
@@ -242,10 +245,7 @@ pub fn main() -> ExitCode {
         (false, true) => session_scan::ReadStrategy::Buffered,
         (false, false) => session_scan::ReadStrategy::Auto,
     };
-    let g = Globals { zone, color, verbosity, strategy };
-    // `Date.parse` takes a time without an offset in the machine's zone (`TZ` first), as Node does;
-    // it is read only if such a time is met.
-    session_core::jsdate::set_local_zone(jiff::tz::TimeZone::system);
+    let g = Globals { zone, color, verbosity, strategy, local_zone: jiff::tz::TimeZone::system() };
     if let Some(n) = cli.threads
         && let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global()
     {

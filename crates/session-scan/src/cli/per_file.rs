@@ -175,8 +175,14 @@ where
 }
 
 /// Loads a session for a per-file command, or records why it cannot be.
-pub fn load<'b>(o: &mut Outcome, file: &str, bytes: &'b [u8], json: bool) -> Option<session_core::Session<'b>> {
-    match session_scan::load_session(bytes) {
+pub fn load<'b>(
+    o: &mut Outcome,
+    file: &str,
+    bytes: &'b [u8],
+    json: bool,
+    local: &jiff::tz::TimeZone,
+) -> Option<session_core::Session<'b>> {
+    match session_scan::load_session(bytes, local) {
         Ok(s) => {
             for d in &s.diagnostics {
                 o.note(file, d.line, d.offset, &d.message);

@@ -23,7 +23,7 @@ pub struct StatsArgs {
 /// Runs it: `Ok(true)` when a file could not be read.
 pub fn run(a: &StatsArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let files = FileArgs { files: sessions::paths(&a.sessions, false, WhenNone::Recent)?, json: a.json };
-    let totals = run_files(&files, g, stats_of_file)?;
+    let totals = run_files(&files, g, |file, bytes, json| stats_of_file(file, bytes, json, &g.local_zone))?;
     // Several sessions in text: their total last.
     let t = &totals.sum;
     if !a.json && t.sessions > 1 {
@@ -47,9 +47,9 @@ pub fn run(a: &StatsArgs, g: &super::Globals) -> anyhow::Result<bool> {
     Ok(totals.failed)
 }
 
-fn stats_of_file(file: &str, bytes: &[u8], json: bool) -> Outcome {
+fn stats_of_file(file: &str, bytes: &[u8], json: bool, local: &jiff::tz::TimeZone) -> Outcome {
     let mut o = Outcome::new();
-    let Some(session) = load(&mut o, file, bytes, json) else { return o };
+    let Some(session) = load(&mut o, file, bytes, json, local) else { return o };
     let totals = session_core::stats::session_totals(&session);
     let (st, u) = (&totals.stats, &totals.stats.usage);
     o.sum = Some(super::per_file::StatsSum {

@@ -121,8 +121,13 @@ fn table(report: &ToolsReport, g: &super::Globals) -> String {
 pub fn run(a: &ToolsArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let roots = super::sessions::paths(&a.sessions, a.atomic, super::sessions::WhenNone::Store)?;
     let days = a.filter.days(g)?;
-    let report =
-        session_scan::tools::build(&session_scan::expand_paths(&roots), g.strategy, a.filter.project.as_deref(), &days);
+    let report = session_scan::tools::build(
+        &session_scan::expand_paths(&roots),
+        g.strategy,
+        a.filter.project.as_deref(),
+        &days,
+        &g.local_zone,
+    );
     for (_, why) in &report.errors {
         eprintln!("{why}");
     }

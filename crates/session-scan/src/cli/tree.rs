@@ -27,12 +27,18 @@ pub struct TreeArgs {
 pub fn run(a: &TreeArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let files = FileArgs { files: sessions::paths(&a.sessions, false, WhenNone::Recent)?, json: a.json };
     let view = render::TreeView { fold: !a.unfold, width: session_scan::table::width().max(60), zone: &g.zone };
-    Ok(run_files(&files, g, |file, bytes, json| tree_of_file(view, file, bytes, json))?.failed)
+    Ok(run_files(&files, g, |file, bytes, json| tree_of_file(view, file, bytes, json, &g.local_zone))?.failed)
 }
 
-fn tree_of_file(view: render::TreeView<'_>, file: &str, bytes: &[u8], json: bool) -> Outcome {
+fn tree_of_file(
+    view: render::TreeView<'_>,
+    file: &str,
+    bytes: &[u8],
+    json: bool,
+    local: &jiff::tz::TimeZone,
+) -> Outcome {
     let mut o = Outcome::new();
-    let Some(session) = load(&mut o, file, bytes, json) else { return o };
+    let Some(session) = load(&mut o, file, bytes, json, local) else { return o };
     let tree = session.tree();
     let notes = if json {
         let (rec, notes) = render::tree_record(file, &session, &tree);

@@ -86,6 +86,7 @@ pub fn run(a: &UsageArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let tz_name = g.zone.label.clone();
     let opts = Options {
         strategy: g.strategy,
+        local_zone: g.local_zone.clone(),
         group,
         breakdown: a.breakdown,
         by_source: a.by_source,

@@ -55,6 +55,8 @@ pub struct Options {
     pub strategy: crate::ReadStrategy,
     /// Which usage counts (Atomic's session summaries, or Pi's).
     pub counting: Counting,
+    /// The zone a time without an offset is read in (Node reads them in the machine's).
+    pub local_zone: jiff::tz::TimeZone,
 }
 
 /// What a run wrote.
@@ -98,7 +100,8 @@ fn rounds(files: &[PathBuf]) -> Vec<(usize, &[PathBuf])> {
 
 /// Usage events that are copies: (file index, event index), found as `usage` finds them (within
 /// families, oldest session first, the first of equal usages counted).
-fn usage_copies(files: &[PathBuf], strategy: crate::ReadStrategy, counting: Counting) -> HashSet<(usize, usize)> {
+fn usage_copies(files: &[PathBuf], opts: &Options) -> HashSet<(usize, usize)> {
+    let (strategy, counting) = (opts.strategy, opts.counting);
     let family = crate::usage::in_family(files);
     let members: Vec<usize> = (0..files.len()).filter(|&i| family[i]).collect();
     let mut read: Vec<(usize, f64, Vec<u64>)> = members
@@ -107,7 +110,7 @@ fn usage_copies(files: &[PathBuf], strategy: crate::ReadStrategy, counting: Coun
             let mut buf = Vec::new();
             let (map, _) = crate::read::read_file_into(&files[i], strategy, &mut buf).ok()?;
             let bytes: &[u8] = map.as_deref().unwrap_or(&buf);
-            let usage = session_core::usage::file_usage_counting(bytes, counting).ok()?;
+            let usage = session_core::usage::file_usage_counting(bytes, counting, &opts.local_zone).ok()?;
             Some((i, usage.created_ms, usage.events.iter().map(|e| e.identity).collect()))
         })
         .collect();
@@ -193,9 +196,14 @@ pub fn write(files: &[PathBuf], out: &Path, opts: &Options, progress: &(dyn Fn()
     }
     // Until this run is whole, the folder does not claim to hold any run's tables.
     let _ = std::fs::remove_file(base.join(INPUTS));
-    let copies = usage_copies(files, opts.strategy, opts.counting);
+    let copies = usage_copies(files, opts);
     let redactor = opts.redact.then(crate::redact::Redactor::new);
-    let row_options = RowOptions { text: opts.text, redactor: redactor.as_ref(), counting: opts.counting };
+    let row_options = RowOptions {
+        text: opts.text,
+        redactor: redactor.as_ref(),
+        counting: opts.counting,
+        local_zone: &opts.local_zone,
+    };
     let mut partitions: HashMap<Option<String>, PartitionWriters> = HashMap::new();
     let mut calls_seen: ahash::AHashSet<String> = ahash::AHashSet::new();
     let mut summary = Summary { files: files.len(), ..Summary::default() };

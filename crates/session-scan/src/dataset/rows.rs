@@ -137,6 +137,8 @@ pub struct RowOptions<'r> {
     pub redactor: Option<&'r crate::redact::Redactor>,
     /// Which usage counts.
     pub counting: Counting,
+    /// The zone a time without an offset is read in.
+    pub local_zone: &'r jiff::tz::TimeZone,
 }
 
 /// A property as a text cell: strings as they are, other JSON values as their JSON text.
@@ -166,9 +168,10 @@ pub fn file_rows(path: &str, bytes: &[u8], mtime_ms: f64, opts: RowOptions<'_>) 
         let (line, offset) = e.place();
         crate::render::error_text(path, line, offset, &e.reason())
     };
-    let session = crate::load_session(bytes).map_err(place)?;
-    let info = session_core::info::session_info(bytes, mtime_ms, false).ok();
-    let usage = session_core::usage::file_usage_counting(bytes, opts.counting).map_err(place)?;
+    let local = opts.local_zone;
+    let session = crate::load_session(bytes, local).map_err(place)?;
+    let info = session_core::info::session_info_with(bytes, mtime_ms, session_core::info::Texts::Skip, local).ok();
+    let usage = session_core::usage::file_usage_counting(bytes, opts.counting, local).map_err(place)?;
     let calls = session_core::tools::tool_calls(&session);
     let session_id = session.id().to_str_lossy().into_owned();
     let sid = || Cell::Text(session_id.clone());
@@ -226,7 +229,7 @@ pub fn file_rows(path: &str, bytes: &[u8], mtime_ms: f64, opts: RowOptions<'_>) 
             text_of(&e.id),
             text_of(&e.parent_id),
             text_of(&e.entry_type),
-            Cell::Time(e.timestamp.time_value()),
+            Cell::Time(e.timestamp.time_value(local)),
             Cell::Int(e.line_number as i64),
             Cell::Int(e.offset as i64),
             Cell::Int(e.line.len() as i64),
@@ -278,7 +281,7 @@ pub fn file_rows(path: &str, bytes: &[u8], mtime_ms: f64, opts: RowOptions<'_>) 
             sid(),
             text_of(&e.id),
             text_of(&e.role()),
-            Cell::Time(e.timestamp.time_value()),
+            Cell::Time(e.timestamp.time_value(local)),
             value_text(m.get("provider")),
             value_text(m.get("responseModel").or(m.get("model"))),
             value_text(m.get("stopReason")),
