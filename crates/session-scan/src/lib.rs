@@ -16,6 +16,7 @@ pub mod manifest;
 #[allow(unsafe_code)] // the one module that maps files; each block has its `// SAFETY:` reason
 mod mmap;
 pub mod named;
+pub mod picker;
 pub mod read;
 pub mod redact;
 pub mod render;
@@ -23,6 +24,7 @@ pub mod resolve;
 pub mod store;
 pub mod table;
 pub mod tools;
+pub mod trash;
 pub mod usage;
 
 pub use read::{FileBytes, ReadStrategy, expand_paths, read_file, read_file_into};

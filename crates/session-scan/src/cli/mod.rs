@@ -18,6 +18,7 @@ mod filters;
 mod grep;
 mod list;
 mod per_file;
+mod pick;
 #[cfg(test)]
 mod reference;
 mod resolve;
@@ -212,6 +213,18 @@ enum Command {
         after_long_help = "Examples:\n  session-scan dataset ~/pi-data\n  session-scan dataset --partition month --source laptop /shared/pi-data\n  duckdb -c \"SELECT sum(cost) FROM '~/pi-data/usage/*.parquet' WHERE NOT is_copy\""
     )]
     Dataset(dataset::DatasetArgs),
+    /// Pick a session in a full-screen picker; its path on stdout.
+    ///
+    /// A full-screen session picker that opens at once (rows from the listing cache, the others as
+    /// they are read), searches as you type with Pi's picker search (words, "phrases", re:), shows
+    /// a preview of the selected session, and prints the chosen session's path on stdout, so that
+    /// `pi --session "$(session-scan pick)"` opens it. It draws on /dev/tty. Enter chooses (exit 0),
+    /// Esc or Ctrl-C leave (exit 130); Tab switches between this project and all, Ctrl-T the
+    /// threaded view, Ctrl-D moves the selected session to the trash after a confirmation.
+    #[command(
+        after_long_help = "Examples:\n  pi --session \"$(session-scan pick)\"\n  session-scan pick --exec\n  session-scan pick --all --flat"
+    )]
+    Pick(pick::PickArgs),
     /// A completion script for a shell, on stdout.
     ///
     /// For example: `session-scan completions bash >
@@ -266,6 +279,7 @@ pub fn main() -> ExitCode {
         Command::Tools(a) => tools::run(a, &g),
         #[cfg(feature = "dataset")]
         Command::Dataset(a) => dataset::run(a, &g),
+        Command::Pick(a) => pick::run(a, &g),
         Command::Completions(a) => completions::run(a, &g),
     };
     match result {
