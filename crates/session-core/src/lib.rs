@@ -6,6 +6,7 @@
 //! I/O and holds no `unsafe` code.
 #![forbid(unsafe_code)]
 
+pub mod append;
 pub mod context;
 pub mod entry_texts;
 pub mod files;

@@ -159,15 +159,45 @@ pub fn header_line(h: &Header<'_>, out: &mut Vec<u8>) {
     out.push(b'\n');
 }
 
+/// An entry's `parentId` as Pi writes it: the leaf's id when the entry was appended.
+#[derive(Debug, Clone, Copy)]
+pub enum Parent<'v> {
+    /// `null`: the session had no entries.
+    Null,
+    /// A string id.
+    Id(&'v str),
+    /// An id of another JSON type (a hand-edited file), written as `JSON.stringify` writes it.
+    Json(&'v Value<'v>),
+    /// No key: the leaf entry had no id (`undefined`).
+    Absent,
+}
+
 /// An entry's line (with its `\n`): the base fields (`type`, `id`, `parentId`, `timestamp`) and
 /// its own, in the order Pi writes them.
 pub fn entry_line(body: &EntryBody<'_>, id: &str, parent_id: Option<&str>, timestamp: &str, out: &mut Vec<u8>) {
+    entry_line_under(body, id, parent_id.map_or(Parent::Null, Parent::Id), timestamp, out);
+}
+
+/// [`entry_line`] under a parent of any kind.
+pub fn entry_line_under(body: &EntryBody<'_>, id: &str, parent: Parent<'_>, timestamp: &str, out: &mut Vec<u8>) {
     use Field::{Bool, Json, Num, Str};
+    let parent_field = match parent {
+        Parent::Null => Some(Field::Null),
+        Parent::Id(s) => Some(Str(s)),
+        Parent::Json(v) => Some(Json(v)),
+        Parent::Absent => None,
+    };
     let base = |ty: &'static str| -> [(&'static str, Option<Field<'_>>); 4] {
+        let parent_field = match parent_field {
+            Some(Field::Null) => Some(Field::Null),
+            Some(Str(s)) => Some(Str(s)),
+            Some(Json(v)) => Some(Json(v)),
+            _ => None,
+        };
         [
             ("type", Some(Str(ty))),
             ("id", Some(Str(id))),
-            ("parentId", Some(parent_id.map_or(Field::Null, Str))),
+            ("parentId", parent_field),
             ("timestamp", Some(Str(timestamp))),
         ]
     };

@@ -3,6 +3,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod append;
 pub mod cache;
 pub mod collation;
 #[cfg(feature = "dataset")]

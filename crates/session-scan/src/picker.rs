@@ -35,6 +35,8 @@ pub enum Action {
     Delete(PathBuf),
     /// A query was typed: the sessions' texts are needed for the full-text search.
     NeedTexts,
+    /// The user named this session so.
+    Rename(PathBuf, String),
 }
 
 /// The picker.
@@ -59,6 +61,8 @@ pub struct Picker {
     pub status: String,
     /// A deletion waiting for `y`.
     confirm: Option<PathBuf>,
+    /// A new name being typed for the selected session.
+    renaming: Option<String>,
     /// The preview of the selected session, by its path.
     preview: Option<(PathBuf, Vec<String>)>,
     preview_scroll: u16,
@@ -107,6 +111,7 @@ impl Picker {
             texts_asked: false,
             status: String::new(),
             confirm: None,
+            renaming: None,
             preview: None,
             preview_scroll: 0,
             color: true,
@@ -222,6 +227,26 @@ impl Picker {
     pub fn key(&mut self, key: ratatui::crossterm::event::KeyEvent) -> Action {
         use ratatui::crossterm::event::{KeyCode, KeyModifiers};
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if let Some(mut name) = self.renaming.take() {
+            match key.code {
+                KeyCode::Enter => {
+                    return self.selected_path().map_or(Action::None, |p| Action::Rename(p.to_path_buf(), name));
+                }
+                KeyCode::Esc => self.status = "not renamed".into(),
+                KeyCode::Char('u') if ctrl => self.renaming = Some(String::new()),
+                KeyCode::Char('c') if ctrl => self.status = "not renamed".into(),
+                KeyCode::Backspace => {
+                    name.pop();
+                    self.renaming = Some(name);
+                }
+                KeyCode::Char(c) if !ctrl => {
+                    name.push(c);
+                    self.renaming = Some(name);
+                }
+                _ => self.renaming = Some(name),
+            }
+            return Action::None;
+        }
         if let Some(path) = self.confirm.take() {
             return match key.code {
                 KeyCode::Char('y' | 'Y') => Action::Delete(path),
@@ -258,6 +283,13 @@ impl Picker {
                 self.threaded = !self.threaded;
                 self.refilter();
             }
+            KeyCode::Char('r') if ctrl => {
+                if let Some(&(i, _)) = self.shown.get(self.selected) {
+                    let info = self.listed[i].info.as_ref().ok();
+                    let name = info.and_then(|i| i.name.as_ref()).map(|n| n.to_str_lossy().into_owned());
+                    self.renaming = Some(name.unwrap_or_default());
+                }
+            }
             KeyCode::Char('d') if ctrl => {
                 if let Some(p) = self.selected_path() {
                     self.confirm = Some(p.to_path_buf());
@@ -286,6 +318,19 @@ impl Picker {
             self.preview_scroll = 0;
         }
         Action::None
+    }
+
+    /// Puts a session read again (after a rename) in place of its old row.
+    pub fn update(&mut self, fresh: Listed) {
+        if let Some(l) = self.listed.iter_mut().find(|l| l.path == fresh.path) {
+            *l = fresh;
+        }
+        self.preview = None;
+        let chosen = self.selected_path().map(Path::to_path_buf);
+        self.refilter();
+        if let Some(path) = chosen {
+            self.select_path(&path);
+        }
     }
 
     /// Removes a session from the rows (after it went to the trash).
@@ -339,14 +384,15 @@ impl Picker {
             .wrap(Wrap { trim: false })
             .scroll((self.preview_scroll, 0));
         frame.render_widget(preview, preview_area);
-        let status_text = match &self.confirm {
-            Some(p) => {
+        let status_text = match (&self.confirm, &self.renaming) {
+            (Some(p), _) => {
                 format!("Move to the trash? y to confirm, any other key keeps it: {}", tilde(&p.to_string_lossy()))
             }
-            None => self.status.clone(),
+            (None, Some(name)) => format!("Name: {name}▏ (Enter saves, Esc cancels)"),
+            (None, None) => self.status.clone(),
         };
         frame.render_widget(Paragraph::new(status_text), status);
-        let keys = "↑↓ move · Enter open · Tab scope · ^T threaded · ^D delete · ^U clear · Esc quit";
+        let keys = "↑↓ move · Enter open · Tab scope · ^T thread · ^R rename · ^D delete · Esc quit";
         frame.render_widget(Paragraph::new(keys).style(Style::default().add_modifier(Modifier::DIM)), footer);
     }
 
@@ -571,6 +617,18 @@ mod tests {
         ctrl(&mut p, 'd');
         let selected = p.selected_path().unwrap().to_path_buf();
         assert_eq!(press(&mut p, KeyCode::Char('y')), Action::Delete(selected));
+        // Ctrl-R types a new name in the status line; Enter gives it, Esc keeps the old one.
+        ctrl(&mut p, 'r');
+        ctrl(&mut p, 'u');
+        for c in "new name".chars() {
+            press(&mut p, KeyCode::Char(c));
+        }
+        assert!(screen(&mut p, 100, 30).iter().any(|l| l.starts_with("Name: new name▏ (Enter saves, Esc cancels)")));
+        let selected = p.selected_path().unwrap().to_path_buf();
+        assert_eq!(press(&mut p, KeyCode::Enter), Action::Rename(selected, "new name".into()));
+        ctrl(&mut p, 'r');
+        assert_eq!(press(&mut p, KeyCode::Esc), Action::None);
+        assert_eq!(p.status, "not renamed");
         assert_eq!(press(&mut p, KeyCode::Esc), Action::Cancel);
         assert_eq!(ctrl(&mut p, 'c'), Action::Cancel);
     }

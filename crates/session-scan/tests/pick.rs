@@ -145,6 +145,27 @@ fn delete_asks_then_moves_the_session_to_the_trash() {
 }
 
 #[test]
+fn ctrl_r_names_the_session_as_pi_does() {
+    let stage = Stage::new("rename");
+    stage.start(100, 30, "--flat");
+    stage.wait_for("newest first · 36 sessions");
+    stage.keys(&["C-r", "C-u"]);
+    stage.keys(&["picked name"]);
+    stage.wait_for("Name: picked name");
+    stage.keys(&["Enter"]);
+    let screen = stage.wait_for("renamed");
+    assert!(screen.lines().nth(1).unwrap().contains("picked name"), "the row shows the new name:\n{screen}");
+    stage.keys(&["Enter"]);
+    let (code, out) = stage.ended();
+    assert_eq!(code, 0);
+    let bytes = std::fs::read(out.trim_end()).unwrap();
+    let last = bytes[..bytes.len() - 1].rsplit(|&b| b == b'\n').next().unwrap();
+    let entry: serde_json::Value = serde_json::from_slice(last).unwrap();
+    assert_eq!((entry["type"].as_str(), entry["name"].as_str()), (Some("session_info"), Some("picked name")));
+    assert_eq!(session_core::Session::load(&bytes).unwrap().name().unwrap().to_str_lossy(), "picked name");
+}
+
+#[test]
 fn the_screen_fits_80x24_and_follows_a_resize() {
     let stage = Stage::new("resize");
     stage.start(120, 40, "");

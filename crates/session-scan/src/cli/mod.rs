@@ -16,11 +16,13 @@ mod export;
 mod files;
 mod filters;
 mod grep;
+mod label;
 mod list;
 mod per_file;
 mod pick;
 #[cfg(test)]
 mod reference;
+mod rename;
 mod resolve;
 mod search;
 mod sessions;
@@ -213,6 +215,24 @@ enum Command {
         after_long_help = "Examples:\n  session-scan dataset ~/pi-data\n  session-scan dataset --partition month --source laptop /shared/pi-data\n  duckdb -c \"SELECT sum(cost) FROM '~/pi-data/usage/*.parquet' WHERE NOT is_copy\""
     )]
     Dataset(dataset::DatasetArgs),
+    /// Name a session, as Pi's /name does.
+    ///
+    /// Appends a session_info entry, as Pi's appendSessionInfo writes it: a child of the leaf,
+    /// the name with line breaks made spaces and trimmed. One write of one line in append mode;
+    /// the file is locked against other session-scan writers meanwhile (Pi takes no lock). Prints
+    /// the new entry's id. Version 1 and 2 files, which Pi rewrites when it opens them, are refused.
+    #[command(
+        after_long_help = "Examples:\n  session-scan rename 0194 \"parser rewrite\"\n  session-scan rename session.jsonl \"\" --dry-run"
+    )]
+    Rename(rename::RenameArgs),
+    /// Set or clear the label of an entry, as Pi's tree view does.
+    ///
+    /// Appends a label entry, as Pi's appendLabelChange writes it (without TEXT, the label is
+    /// cleared: the entry has no label key). The entry must exist. Prints the new entry's id.
+    #[command(
+        after_long_help = "Examples:\n  session-scan label 0194 a1b2c3d4 checkpoint\n  session-scan label 0194 a1b2c3d4"
+    )]
+    Label(label::LabelArgs),
     /// Pick a session in a full-screen picker; its path on stdout.
     ///
     /// A full-screen session picker that opens at once (rows from the listing cache, the others as
@@ -280,6 +300,8 @@ pub fn main() -> ExitCode {
         #[cfg(feature = "dataset")]
         Command::Dataset(a) => dataset::run(a, &g),
         Command::Pick(a) => pick::run(a, &g),
+        Command::Rename(a) => rename::run(a, &g),
+        Command::Label(a) => label::run(a, &g),
         Command::Completions(a) => completions::run(a, &g),
     };
     match result {

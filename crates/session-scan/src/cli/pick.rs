@@ -147,6 +147,20 @@ pub fn run(a: &PickArgs, g: &super::Globals) -> anyhow::Result<bool> {
                 Action::Choose(path) => break Some(path),
                 Action::Cancel => break None,
                 Action::NeedTexts => texts_reader(texts_tx.clone()),
+                Action::Rename(path, name) => {
+                    let change = session_scan::append::Change::Name(name);
+                    match session_scan::append::append(&path, &change, session_scan::append::AppendOptions::default()) {
+                        Ok(_) => {
+                            let candidate = [list::Candidate { path: path.clone(), mtime: None }];
+                            let reading = list::Reading::new(Texts::Skip, hide_internal).with_local_zone(local_zone);
+                            if let Some(fresh) = list::read_infos(&candidate, reading).pop() {
+                                picker.update(fresh);
+                            }
+                            picker.status = "renamed".into();
+                        }
+                        Err(e) => picker.status = format!("not renamed: {e}"),
+                    }
+                }
                 Action::Delete(path) => match session_scan::trash::move_to_trash(&path) {
                     Ok(to) => {
                         picker.remove(&path);
