@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod append;
+pub mod branched;
 pub mod context;
 pub mod entry_texts;
 pub mod files;

@@ -114,3 +114,75 @@ pub fn append_with(
     }
     Ok(Appended { id, bytes: out })
 }
+
+/// A session made by [`fork`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Forked {
+    /// The new file (not written on a dry run).
+    pub path: std::path::PathBuf,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// Pi's `/fork` (`createBranchedSession`): a new session in the same folder holding the branch
+/// that ends at `leaf` (default: the leaf), its header naming `path` as its parent. The new file is
+/// created exclusively (an existing file is never overwritten) and written whole with one write;
+/// a failed write removes it. A branch without a user or assistant message is refused: Pi writes
+/// such a session only once a message is added.
+pub fn fork(path: &Path, leaf: Option<&str>, opts: AppendOptions) -> anyhow::Result<Forked> {
+    let name = path.display();
+    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{name}: cannot read: {e}"))?;
+    let session = session_core::Session::load(&bytes).map_err(|e| {
+        let (line, offset) = e.place();
+        anyhow::anyhow!(crate::render::error_text(
+            &name.to_string(),
+            line,
+            offset,
+            &format!("{}: nothing forked", e.reason())
+        ))
+    })?;
+    if let Some(version) = session.migrated_from {
+        anyhow::bail!(
+            "{name}: a version {version} session, which Pi rewrites whole when it opens it: nothing forked (open it in Pi first)"
+        );
+    }
+    // `SessionManager.open`: the header's cwd, resolved (an empty or missing one is the current folder).
+    let header_cwd = session.header.get("cwd").and_then(|c| c.as_str()).map(|c| c.to_str_lossy().into_owned());
+    let cwd = crate::store::resolve_path(header_cwd.as_deref().unwrap_or(""));
+    let parent = crate::store::resolve_path(&path.to_string_lossy());
+    let session_id = uuid::Uuid::now_v7().to_string();
+    let timestamp = iso_now();
+    let leaf = leaf.map(|l| session_core::PropertyValue::Str(session_core::json::JsStr::owned(l.to_owned())));
+    let from = session_core::branched::BranchedFrom {
+        leaf: leaf.as_ref(),
+        session_id: &session_id,
+        timestamp: &timestamp,
+        cwd: &cwd,
+        parent_session: &parent,
+    };
+    let mut short = || random_uuid()[..8].to_owned();
+    let made = session_core::branched::branched_session(&session, from, &mut short, &mut random_uuid)
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    if !made.has_conversation {
+        anyhow::bail!(
+            "{name}: the branch holds no user or assistant message; Pi writes such a session only once one is added: nothing forked"
+        );
+    }
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let target = folder.join(&made.file_name);
+    if opts.dry_run {
+        return Ok(Forked { path: target, bytes: made.bytes });
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&target)
+        .map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", target.display()))?;
+    let written = file.write_all(&made.bytes).and_then(|()| if opts.sync { file.sync_all() } else { Ok(()) });
+    if let Err(e) = written {
+        drop(file);
+        let _ = std::fs::remove_file(&target);
+        anyhow::bail!("{}: cannot write: {e} (nothing left behind)", target.display());
+    }
+    Ok(Forked { path: target, bytes: made.bytes })
+}

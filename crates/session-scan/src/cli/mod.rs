@@ -15,6 +15,7 @@ mod dataset;
 mod export;
 mod files;
 mod filters;
+mod fork;
 mod grep;
 mod label;
 mod list;
@@ -225,6 +226,16 @@ enum Command {
         after_long_help = "Examples:\n  session-scan rename 0194 \"parser rewrite\"\n  session-scan rename session.jsonl \"\" --dry-run"
     )]
     Rename(rename::RenameArgs),
+    /// A new session holding one branch of another, as Pi's /fork makes it.
+    ///
+    /// Writes the session Pi's createBranchedSession makes, in the same folder: a new header
+    /// naming this session as its parent, the branch from the root to the leaf (or --leaf), label
+    /// entries left out and the entries after them re-chained, then the labels still set on the
+    /// branch. The new file is created exclusively and written whole. Prints its path.
+    #[command(
+        after_long_help = "Examples:\n  pi --session \"$(session-scan fork 0194)\"\n  session-scan fork session.jsonl --leaf a1b2c3d4 --dry-run"
+    )]
+    Fork(fork::ForkArgs),
     /// Set or clear the label of an entry, as Pi's tree view does.
     ///
     /// Appends a label entry, as Pi's appendLabelChange writes it (without TEXT, the label is
@@ -301,6 +312,7 @@ pub fn main() -> ExitCode {
         Command::Dataset(a) => dataset::run(a, &g),
         Command::Pick(a) => pick::run(a, &g),
         Command::Rename(a) => rename::run(a, &g),
+        Command::Fork(a) => fork::run(a, &g),
         Command::Label(a) => label::run(a, &g),
         Command::Completions(a) => completions::run(a, &g),
     };

@@ -1,0 +1,179 @@
+//! The session Pi 1.6's `createBranchedSession` makes from one branch of a session (Pi's `/fork`):
+//! a new header naming the old file as its parent, the branch's entries from the root to the leaf
+//! written again without its label entries (the entries after a label re-chained, a compaction's
+//! `firstKeptEntryId` that named a label pointed at the entry that took its place), then one label
+//! entry for each label still set on an entry of the branch. No I/O: the caller writes the bytes.
+
+use crate::Session;
+use crate::json::{JsStr, Object, Value, write_json};
+use crate::property::PropertyValue;
+use crate::record::{Header, header_line};
+
+/// What the new session is made with.
+#[derive(Debug, Clone, Copy)]
+pub struct BranchedFrom<'i> {
+    /// The leaf of the branch (`None`: the session's leaf).
+    pub leaf: Option<&'i PropertyValue<'i>>,
+    /// The new session's id (a UUIDv7, as Pi's `createSessionId` makes).
+    pub session_id: &'i str,
+    /// The time of the new header, as `toISOString` writes it.
+    pub timestamp: &'i str,
+    /// The working folder of the new header (the old session's `cwd`).
+    pub cwd: &'i str,
+    /// The old session's file, resolved: the new header's `parentSession`.
+    pub parent_session: &'i str,
+}
+
+/// The new session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Branched {
+    /// Its lines: the header, the branch, the labels.
+    pub bytes: Vec<u8>,
+    /// Its file name: `<time with - for : and .>_<id>.jsonl`, in the old session's folder.
+    pub file_name: String,
+    /// The branch holds a user or assistant message: Pi writes the file at once (otherwise only
+    /// when the first message is added).
+    pub has_conversation: bool,
+}
+
+/// Why no session can be branched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BranchError {
+    /// No entry has the leaf's id (or the session has no entries).
+    NoSuchEntry(String),
+    /// An entry of the branch could not be read again as JSON.
+    Unreadable(u64),
+}
+
+impl std::fmt::Display for BranchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BranchError::NoSuchEntry(id) => write!(f, "no entry has the id {id}: there is no branch to copy"),
+            BranchError::Unreadable(line) => write!(f, "line {line} cannot be read again"),
+        }
+    }
+}
+
+impl std::error::Error for BranchError {}
+
+/// A property as a JSON value (absent: `None`).
+fn value_of(p: &PropertyValue<'_>, arena: &bumpalo::Bump) -> Option<Value<'static>> {
+    match p {
+        PropertyValue::Absent => None,
+        PropertyValue::Null => Some(Value::Null),
+        PropertyValue::Str(s) => Some(Value::String(JsStr(std::borrow::Cow::Owned(s.as_bytes().to_vec())))),
+        PropertyValue::Raw(raw) => crate::json::parse_value(raw, arena).ok().map(Value::into_owned),
+    }
+}
+
+/// `createBranchedSession(leaf)` of `session`, with `short_id` and `long_id` as the new label
+/// entries' ids (`generateId`'s candidates and fallback).
+pub fn branched_session(
+    session: &Session<'_>,
+    from: BranchedFrom<'_>,
+    short_id: &mut dyn FnMut() -> String,
+    long_id: &mut dyn FnMut() -> String,
+) -> Result<Branched, BranchError> {
+    let branch = session.branch(from.leaf);
+    if branch.path.is_empty() {
+        let id = match from.leaf.or(session.leaf_id()) {
+            Some(PropertyValue::Str(s)) => s.to_str_lossy().into_owned(),
+            Some(PropertyValue::Raw(raw)) => String::from_utf8_lossy(raw).into_owned(),
+            _ => "null".into(),
+        };
+        return Err(BranchError::NoSuchEntry(id));
+    }
+    let arena = bumpalo::Bump::new();
+    let mut out = Vec::new();
+    header_line(
+        &Header {
+            id: from.session_id,
+            timestamp: from.timestamp,
+            cwd: from.cwd,
+            parent_session: Some(from.parent_session),
+        },
+        &mut out,
+    );
+    // The branch without its labels; a label's id is replaced by the entry after it.
+    let mut replacement: Vec<(PropertyValue<'_>, PropertyValue<'_>)> = Vec::new();
+    let mut pending: Vec<PropertyValue<'_>> = Vec::new();
+    let mut kept_ids: Vec<PropertyValue<'_>> = Vec::new();
+    let mut parent: Option<PropertyValue<'_>> = None;
+    let mut has_conversation = false;
+    for &i in &branch.path {
+        let e = &session.records[i];
+        if e.is_type("label") {
+            pending.push(e.id.clone());
+            continue;
+        }
+        for label in pending.drain(..) {
+            match replacement.iter_mut().find(|(k, _)| *k == label) {
+                Some(slot) => slot.1 = e.id.clone(),
+                None => replacement.push((label, e.id.clone())),
+            }
+        }
+        let value = e.value(&arena).map_err(|_| BranchError::Unreadable(e.line_number))?;
+        let Value::Object(source) = value else { return Err(BranchError::Unreadable(e.line_number)) };
+        let mut entry: Object<'_> = source;
+        entry.insert("parentId", parent.as_ref().and_then(|p| value_of(p, &arena)).unwrap_or(Value::Null));
+        if e.is_type("compaction") && entry.contains_key("firstKeptEntryId") {
+            let kept = PropertyValue::from_value(entry.get("firstKeptEntryId"));
+            if kept != e.id
+                && let Some((_, to)) = replacement.iter().find(|(k, _)| *k == kept)
+                && let Some(v) = value_of(to, &arena)
+            {
+                entry.insert("firstKeptEntryId", v);
+            }
+        }
+        let role = e.role();
+        has_conversation |= e.is_type("message") && (role.is("user") || role.is("assistant"));
+        write_json(&Value::Object(entry), &mut out);
+        out.push(b'\n');
+        kept_ids.push(e.id.clone());
+        parent = Some(e.id.clone());
+    }
+    // The labels set on the branch's entries, in the order Pi's label map holds them.
+    let mut labels: Vec<(PropertyValue<'_>, PropertyValue<'_>, PropertyValue<'_>)> = Vec::new();
+    for (_, e) in session.entries() {
+        if let crate::session::Detail::Label { target, label } = &e.detail {
+            let at = labels.iter().position(|(t, _, _)| t == &**target);
+            match (label.is_truthy(), at) {
+                (true, Some(k)) => labels[k] = ((**target).clone(), (**label).clone(), e.timestamp.clone()),
+                (true, None) => labels.push(((**target).clone(), (**label).clone(), e.timestamp.clone())),
+                (false, Some(k)) => {
+                    labels.remove(k);
+                }
+                (false, None) => {}
+            }
+        }
+    }
+    // `lastEntryId || null`: a falsy id starts the chain at null.
+    let mut label_parent = parent.filter(PropertyValue::is_truthy);
+    let mut taken: Vec<PropertyValue<'_>> = kept_ids.clone();
+    for (target, label, timestamp) in labels.iter().filter(|(t, _, _)| kept_ids.contains(t)) {
+        let id = (0..100)
+            .map(|_| short_id())
+            .find(|id| !taken.contains(&PropertyValue::Str(id.as_str().into())))
+            .unwrap_or_else(&mut *long_id);
+        let mut entry = Object::new();
+        entry.insert("type", Value::str("label"));
+        entry.insert("id", Value::String(JsStr::owned(id.clone())));
+        entry.insert("parentId", label_parent.as_ref().and_then(|p| value_of(p, &arena)).unwrap_or(Value::Null));
+        if let Some(t) = value_of(timestamp, &arena) {
+            entry.insert("timestamp", t);
+        }
+        if let Some(t) = value_of(target, &arena) {
+            entry.insert("targetId", t);
+        }
+        if let Some(l) = value_of(label, &arena) {
+            entry.insert("label", l);
+        }
+        write_json(&Value::Object(entry), &mut out);
+        out.push(b'\n');
+        let id = PropertyValue::Str(JsStr::owned(id));
+        taken.push(id.clone());
+        label_parent = Some(id);
+    }
+    let file_name = format!("{}_{}.jsonl", from.timestamp.replace([':', '.'], "-"), from.session_id);
+    Ok(Branched { bytes: out, file_name, has_conversation })
+}
