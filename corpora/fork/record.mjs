@@ -2,10 +2,11 @@
 // Records expected.jsonl from Pi 1.6: node record.mjs RECORDER_DIR (the folder `cargo xtask
 // recorder` prints), from this folder. Each session file of sample-16, edge and hostile is copied
 // into a folder of its own and opened with Pi's own `SessionManager.open`; `createBranchedSession`
-// (Pi's /fork) is asked for its leaf and, on a fresh copy, for the entry halfway along its branch,
-// with the clock stopped at FIXED. Recorded: the new file's name, whether Pi wrote it (only when the
-// branch holds a conversation), its new ids and parent path, its length and SHA-256; or why Pi
-// refused. Files Pi rewrites when it opens them are marked.
+// (Pi's /fork) is asked for its leaf and, on a fresh copy, for the entry halfway along its branch;
+// and `forkFrom` (pi --fork) copies it whole for another cwd; the clock stopped at FIXED.
+// Recorded: the new file's name, whether Pi wrote it (a branch without a conversation is written
+// only later), its new ids, its header's cwd and parent path, its length and SHA-256; or why Pi
+// refused or failed. Files Pi rewrites when it opens them are marked.
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -38,7 +39,33 @@ function files(dir) {
 	return out;
 }
 
+/** `forkFrom(copy, "/home/u/elsewhere", DIR)`: the whole session copied under a new header. */
+function forkFrom(file) {
+	const dir = mkdtempSync(join(tmpdir(), "pi-fork-"));
+	const copy = join(dir, "s.jsonl");
+	copyFileSync(file, copy);
+	const rec = {};
+	try {
+		const sm = SessionManager.forkFrom(copy, "/home/u/elsewhere", join(dir, "target"));
+		const made = sm.getSessionFile();
+		rec.name = basename(made);
+		rec.written = existsSync(made);
+		rec.sessionId = sm.getSessionId();
+		rec.parentSession = sm.getHeader()?.parentSession ?? null;
+		rec.cwd = sm.getHeader()?.cwd ?? null;
+		rec.labelIds = [];
+		const bytes = rec.written ? readFileSync(made) : null;
+		rec.length = bytes?.length ?? null;
+		rec.sha256 = bytes ? createHash("sha256").update(bytes).digest("hex") : null;
+	} catch (err) {
+		rec.error = String(err?.message ?? err).split(dir).join("<dir>");
+	}
+	rmSync(dir, { recursive: true, force: true });
+	return rec;
+}
+
 function fork(file, pick) {
+	if (pick === "copy") return forkFrom(file);
 	const dir = mkdtempSync(join(tmpdir(), "pi-fork-"));
 	const copy = join(dir, "s.jsonl");
 	copyFileSync(file, copy);
@@ -83,7 +110,7 @@ if (process.argv[3] === "--child") {
 	const lines = [];
 	for (const corpus of ["sample-16/sessions", "edge/sessions", "hostile/sessions"]) {
 		for (const file of files(join(corpora, corpus))) {
-			for (const pick of ["leaf", "middle"]) {
+			for (const pick of ["leaf", "middle", "copy"]) {
 				const child = spawnSync(process.execPath, [process.argv[1], process.argv[2], "--child", file, pick], {
 					encoding: "utf8",
 					timeout: 10000,

@@ -177,3 +177,21 @@ pub fn branched_session(
     let file_name = format!("{}_{}.jsonl", from.timestamp.replace([':', '.'], "-"), from.session_id);
     Ok(Branched { bytes: out, file_name, has_conversation })
 }
+
+/// The session Pi 1.6's `forkFrom` (`pi --fork`) makes: a new header (for another cwd, naming the
+/// old file as its parent), then every record of the old file but its headers, as read (not
+/// migrated), each as `JSON.stringify` writes it.
+pub fn copied_session(session: &Session<'_>, header: &Header<'_>) -> Result<Vec<u8>, BranchError> {
+    let arena = bumpalo::Bump::new();
+    let mut out = Vec::new();
+    header_line(header, &mut out);
+    for e in session.records.iter().skip(1) {
+        if e.is_type("session") {
+            continue;
+        }
+        let value = e.value(&arena).map_err(|_| BranchError::Unreadable(e.line_number))?;
+        write_json(&value, &mut out);
+        out.push(b'\n');
+    }
+    Ok(out)
+}

@@ -173,16 +173,58 @@ pub fn fork(path: &Path, leaf: Option<&str>, opts: AppendOptions) -> anyhow::Res
     if opts.dry_run {
         return Ok(Forked { path: target, bytes: made.bytes });
     }
+    write_new(&target, &made.bytes, opts.sync)?;
+    Ok(Forked { path: target, bytes: made.bytes })
+}
+
+/// Pi's `forkFrom` (`pi --fork`): the whole session copied into `target_dir` (the target cwd's
+/// folder of the store) under a new header for `target_cwd`, naming `path` as its parent. Created
+/// exclusively and written whole; nothing is written to the old file (Pi's loader adds a missing
+/// last line break to it).
+pub fn fork_to(path: &Path, target_cwd: &str, target_dir: &Path, opts: AppendOptions) -> anyhow::Result<Forked> {
+    let name = path.display();
+    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{name}: cannot read: {e}"))?;
+    let session = session_core::Session::load(&bytes).map_err(|e| {
+        let (line, offset) = e.place();
+        anyhow::anyhow!(crate::render::error_text(
+            &name.to_string(),
+            line,
+            offset,
+            &format!("{}: nothing forked", e.reason())
+        ))
+    })?;
+    let parent = crate::store::resolve_path(&path.to_string_lossy());
+    let cwd = crate::store::resolve_path(target_cwd);
+    let session_id = uuid::Uuid::now_v7().to_string();
+    let timestamp = iso_now();
+    let header = session_core::record::Header {
+        id: &session_id,
+        timestamp: &timestamp,
+        cwd: &cwd,
+        parent_session: Some(&parent),
+    };
+    let made = session_core::branched::copied_session(&session, &header).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let target = target_dir.join(format!("{}_{session_id}.jsonl", timestamp.replace([':', '.'], "-")));
+    if opts.dry_run {
+        return Ok(Forked { path: target, bytes: made });
+    }
+    std::fs::create_dir_all(target_dir).map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", target_dir.display()))?;
+    write_new(&target, &made, opts.sync)?;
+    Ok(Forked { path: target, bytes: made })
+}
+
+/// Creates `target` exclusively and writes `bytes` with one write; a failed write removes it.
+fn write_new(target: &Path, bytes: &[u8], sync: bool) -> anyhow::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .open(&target)
+        .open(target)
         .map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", target.display()))?;
-    let written = file.write_all(&made.bytes).and_then(|()| if opts.sync { file.sync_all() } else { Ok(()) });
+    let written = file.write_all(bytes).and_then(|()| if sync { file.sync_all() } else { Ok(()) });
     if let Err(e) = written {
         drop(file);
-        let _ = std::fs::remove_file(&target);
+        let _ = std::fs::remove_file(target);
         anyhow::bail!("{}: cannot write: {e} (nothing left behind)", target.display());
     }
-    Ok(Forked { path: target, bytes: made.bytes })
+    Ok(())
 }

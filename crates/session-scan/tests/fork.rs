@@ -1,8 +1,9 @@
-//! `fork` builds the session Pi 1.6's `createBranchedSession` (Pi's `/fork`) makes: held byte for
-//! byte (length and SHA-256) to what Pi's own `SessionManager` wrote for the leaf and for an entry
-//! halfway along the branch of every session of sample-16, edge and hostile
-//! (`corpora/fork/expected.jsonl`), given Pi's new ids, clock and parent path; where Pi refuses,
-//! or rewrites the file when it opens it, nothing is made.
+//! `fork` builds the session Pi 1.6's `createBranchedSession` (Pi's `/fork`) makes, and with
+//! `--cwd` the one `forkFrom` (`pi --fork`) makes: held byte for byte (length and SHA-256) to what
+//! Pi's own `SessionManager` wrote for the leaf and for an entry halfway along the branch of every
+//! session of sample-16, edge and hostile, and for the whole of each (`corpora/fork/expected.jsonl`),
+//! given Pi's new ids, clock and paths; where Pi refuses, or rewrites the file when it opens it,
+//! nothing is made.
 
 #![allow(clippy::unwrap_used)] // test inputs are committed; a panic is a failed test
 
@@ -21,12 +22,35 @@ fn corpora() -> PathBuf {
 #[test]
 fn branched_sessions_are_the_ones_pi_writes() {
     let expected = std::fs::read_to_string(corpora().join("fork/expected.jsonl")).unwrap();
-    let (mut same, mut unwritten, mut refused, mut pi_failed) = (0, 0, 0, 0);
+    let (mut same, mut unwritten, mut refused, mut pi_failed, mut copied) = (0, 0, 0, 0, 0);
     for line in expected.lines() {
         let case: Value = serde_json::from_str(line).unwrap();
         let file = case["file"].as_str().unwrap();
         let bytes = std::fs::read(corpora().join(file)).unwrap();
         let loaded = session_core::Session::load(&bytes);
+        if case["pick"] == "copy" {
+            // forkFrom: the whole file under a new header, whatever its version.
+            let Some(expected_len) = case["length"].as_u64() else {
+                assert!(loaded.is_err(), "{file}: Pi could not copy it ({})", case["error"]);
+                refused += 1;
+                continue;
+            };
+            let header = session_core::record::Header {
+                id: case["sessionId"].as_str().unwrap(),
+                timestamp: "2026-02-03T04:05:06.789Z",
+                cwd: case["cwd"].as_str().unwrap(),
+                parent_session: case["parentSession"].as_str(),
+            };
+            let made = session_core::branched::copied_session(loaded.as_ref().unwrap(), &header).unwrap();
+            assert_eq!(
+                (made.len() as u64, format!("{:x}", Sha256::digest(&made))),
+                (expected_len, case["sha256"].as_str().unwrap().to_owned()),
+                "{file} copied:\n{}",
+                String::from_utf8_lossy(&made[..made.len().min(1500)])
+            );
+            copied += 1;
+            continue;
+        }
         let opened = loaded.as_ref().ok().filter(|s| s.migrated_from.is_none());
         if case.get("rewritten").is_some() || case["error"].as_str().is_some_and(|e| e.contains("not a valid")) {
             assert!(opened.is_none() || bytes.is_empty(), "{file}: Pi refuses or rewrites it; we must not write");
@@ -97,8 +121,8 @@ fn branched_sessions_are_the_ones_pi_writes() {
         same += 1;
     }
     assert!(
-        same > 500 && unwritten > 50 && refused > 100,
-        "{same} same, {unwritten} unwritten, {refused} refused, {pi_failed} where Pi fails"
+        same > 500 && unwritten > 50 && refused > 100 && copied > 400,
+        "{same} same, {unwritten} unwritten, {refused} refused, {pi_failed} where Pi fails, {copied} copied"
     );
 }
 
@@ -142,6 +166,22 @@ fn the_fork_command_writes_a_new_session_beside_the_old() {
     };
     assert_eq!(context(&fork), context(&original));
     assert_eq!(fork.branch(None).path.len(), fork.records.len() - 1);
+    // --cwd: the whole session copied into that project's folder of the store (pi --fork).
+    let home = dir.join("home");
+    let copied = std::process::Command::new(env!("CARGO_BIN_EXE_session-scan"))
+        .args(["fork", old.to_str().unwrap(), "--cwd", "/home/u/elsewhere"])
+        .env("HOME", &home)
+        .env_remove("PI_CODING_AGENT_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(copied.status.code(), Some(0), "{}", String::from_utf8_lossy(&copied.stderr));
+    let to = PathBuf::from(String::from_utf8(copied.stdout).unwrap().trim_end());
+    assert_eq!(to.parent().unwrap(), home.join(".pi/agent/sessions/--home-u-elsewhere--"));
+    let bytes = std::fs::read(&to).unwrap();
+    let copy = session_core::Session::load(&bytes).unwrap();
+    assert_eq!(copy.header.get("cwd").and_then(|c| c.as_str()).unwrap().to_str_lossy(), "/home/u/elsewhere");
+    assert_eq!(copy.records.len(), original.records.len());
+    assert_eq!(context(&copy), context(&original));
     let old_v1 = dir.join("v1.jsonl");
     std::fs::copy(corpora().join("real/sessions/before-compaction.jsonl"), &old_v1).unwrap();
     let refused = scan(&["fork", old_v1.to_str().unwrap()]);
