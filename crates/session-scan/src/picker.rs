@@ -607,6 +607,18 @@ mod tests {
         assert_eq!(p.selected, 0);
         let lines = screen(&mut p, 100, 30);
         assert!(lines[0].starts_with("Search: run the tests▏") && lines[0].contains("by relevance"), "{lines:#?}");
+        // The query's words are in bold in the rows that hold them.
+        let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
+        t.draw(|f| p.draw(f)).unwrap();
+        let buf = t.backend().buffer().clone();
+        let row = (1..30u16)
+            .find(|&y| (0..100u16).map(|x| buf[(x, y)].symbol()).collect::<String>().contains("run the tests"))
+            .unwrap();
+        let text: String = (0..100u16).map(|x| buf[(x, row)].symbol()).collect();
+        let at = text.find("run the tests").unwrap();
+        let col = text[..at].chars().count() as u16;
+        assert!(buf[(col, row)].modifier.contains(Modifier::BOLD), "a match in bold");
+        assert!(col > 0 && !buf[(col - 1, row)].modifier.contains(Modifier::BOLD), "the text around it is not");
         ctrl(&mut p, 'u');
         assert_eq!(p.shown_paths().len(), project);
         // Delete asks first; any key but y keeps the session.
