@@ -78,11 +78,11 @@ pub struct Summary {
 
 /// Bytes of session files read per round (at least one file): their rows are held until the
 /// round is written.
-const BYTES_PER_ROUND: u64 = 8 << 20;
+const BYTES_PER_ROUND: u64 = 4 << 20;
 
 /// Rows buffered for row groups, in all tables and partitions, past which every table writes
 /// what it holds: memory stays bounded whatever the store's size.
-const BUFFERED_BYTES: usize = 16 << 20;
+const BUFFERED_BYTES: usize = 8 << 20;
 
 /// The files in rounds of about [`BYTES_PER_ROUND`], in order: (index of the first, the files).
 fn rounds(files: &[PathBuf]) -> Vec<(usize, &[PathBuf])> {
