@@ -264,7 +264,7 @@ fn a_run_with_nothing_changed_writes_nothing() {
     }
     let o = out.to_str().unwrap();
     assert!(scan(&["dataset", o], &[&store]).status.success());
-    let part = out.join("usage/part-00000.parquet");
+    let part = walk_files(&out.join("usage")).remove(0).0;
     let first = std::fs::metadata(&part).unwrap().modified().unwrap();
     let again = scan(&["dataset", o], &[&store]);
     assert!(again.status.success());
@@ -289,4 +289,91 @@ fn a_run_with_nothing_changed_writes_nothing() {
     assert_eq!(table(&out.join("sessions")).len(), 5);
     std::fs::remove_dir_all(&out).unwrap();
     std::fs::remove_dir_all(&store).unwrap();
+}
+
+/// After changes, only the groups of sessions whose rows change are written again (a folder's
+/// sessions of one month): a grown session's group, and the groups whose copy marks a removed
+/// parent flips; the others keep their files. The tables then equal a fresh export's.
+#[test]
+fn a_run_after_changes_writes_again_only_what_changed() {
+    let store = scratch("partly-store");
+    let ledger = corpora().join("ledger/sessions");
+    for folder in std::fs::read_dir(&ledger).unwrap() {
+        let folder = folder.unwrap().path();
+        let to = store.join(folder.file_name().unwrap());
+        std::fs::create_dir_all(&to).unwrap();
+        for f in std::fs::read_dir(&folder).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, to.join(f.file_name().unwrap())).unwrap();
+        }
+    }
+    let (out, fresh) = (scratch("partly"), scratch("partly-fresh"));
+    assert!(scan(&["dataset", out.to_str().unwrap()], &[&store]).status.success());
+    let before: Vec<(PathBuf, std::time::SystemTime)> = walk_files(&out);
+    // A fork's parent goes away: the fork's usage is no longer a copy. Another session grows.
+    let files: Vec<PathBuf> = walk_files(&store).into_iter().map(|(p, _)| p).collect();
+    let parent_name = files
+        .iter()
+        .find_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+            header["parentSession"].as_str().map(|p| p.rsplit('/').next().unwrap().to_owned())
+        })
+        .unwrap();
+    let parent = files.iter().find(|f| f.file_name().unwrap().to_string_lossy() == parent_name).unwrap();
+    std::fs::remove_file(parent).unwrap();
+    let grown = files.iter().find(|f| *f != parent).unwrap();
+    let mut bytes = std::fs::read(grown).unwrap();
+    bytes.extend_from_slice(b"{\"broken\n");
+    std::fs::write(grown, bytes).unwrap();
+    let again = scan(&["dataset", out.to_str().unwrap()], &[&store]);
+    let said = String::from_utf8_lossy(&again.stderr).into_owned();
+    assert!(again.status.success() && said.contains("unchanged, their files kept"), "{said}");
+    let after = walk_files(&out);
+    let kept = before.iter().filter(|(p, t)| after.iter().any(|(q, u)| q == p && u == t)).count();
+    assert!(kept > 0 && kept < before.len(), "{kept} of {} files kept", before.len());
+    // The same tables as a fresh export.
+    assert!(scan(&["dataset", fresh.to_str().unwrap()], &[&store]).status.success());
+    let key = |dir: &Path, table_name: &str, cols: &[&str]| {
+        let mut rows: Vec<String> = table(&dir.join(table_name))
+            .iter()
+            .map(|r| cols.iter().map(|c| format!("{:?}", r[*c])).collect::<Vec<_>>().join("|"))
+            .collect();
+        rows.sort();
+        rows
+    };
+    for (t, cols) in [
+        ("usage", &["session_id", "entry_id", "is_copy", "cost_micros"][..]),
+        ("tool_calls", &["session_id", "call_id", "is_copy"]),
+        ("sessions", &["session_id", "skipped_lines", "message_count"]),
+        ("entries", &["session_id", "entry_id", "on_active_branch"]),
+    ] {
+        let (ours, whole) = (key(&out, t, cols), key(&fresh, t, cols));
+        let first = ours.iter().zip(&whole).position(|(a, b)| a != b);
+        assert!(
+            ours.len() == whole.len() && first.is_none(),
+            "{t}: first difference {:?}",
+            first.map(|k| (&ours[k], &whole[k]))
+        );
+    }
+    // The removed parent's fork now counts its usage as its own.
+    let copies = |dir: &Path| table(&dir.join("usage")).iter().filter(|r| flag(r, "is_copy")).count();
+    assert_eq!(copies(&out), copies(&fresh));
+    for d in [&out, &fresh, &store] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
+fn walk_files(dir: &Path) -> Vec<(PathBuf, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk_files(&p));
+        } else if p.extension().is_some_and(|x| x == "parquet" || x == "jsonl") {
+            out.push((p.clone(), std::fs::metadata(&p).unwrap().modified().unwrap()));
+        }
+    }
+    out.sort();
+    out
 }

@@ -87,8 +87,10 @@ pub fn run(a: &DatasetArgs, g: &super::Globals) -> anyhow::Result<bool> {
         .iter()
         .map(|(table, n)| format!("{table} {}", session_scan::table::thousands(*n as f64)))
         .collect();
+    let kept = summary.files - summary.rewritten;
+    let kept = if kept > 0 { format!("; {kept} unchanged, their files kept") } else { String::new() };
     eprintln!(
-        "session-scan: {} sessions into {} ({} Parquet files): {}",
+        "session-scan: {} sessions into {} ({} Parquet files written: {}{kept})",
         summary.files - summary.errors.len(),
         a.out.display(),
         summary.parquet_files,

@@ -93,6 +93,8 @@ pub const TOOL_CALLS: &[Column] = &[
 
 /// A usage row still to be marked as a copy or not (by the store-wide pass).
 pub struct UsageRow {
+    /// The usage's identity (equal for a fork's copy), as `usage` finds copies by.
+    pub identity: u64,
     /// Its cells, `is_copy` left `false`.
     pub cells: Vec<Cell>,
 }
@@ -126,6 +128,8 @@ pub struct FileRows {
     pub tool_calls: Vec<CallRow>,
     /// Lines Pi skips, said as every command says them.
     pub notes: Vec<String>,
+    /// The header's time (ms), which orders a family's sessions for the copy rule.
+    pub created_ms: f64,
 }
 
 /// What is asked of the rows.
@@ -308,6 +312,7 @@ pub fn file_rows(path: &str, bytes: &[u8], mtime_ms: f64, opts: RowOptions<'_>) 
                 _ => (Cell::Null, Cell::Null),
             };
             UsageRow {
+                identity: ev.identity,
                 cells: vec![
                     sid(),
                     id_at(ev.line),
@@ -350,5 +355,14 @@ pub fn file_rows(path: &str, bytes: &[u8], mtime_ms: f64, opts: RowOptions<'_>) 
         })
         .collect();
 
-    Ok(FileRows { session: session_row, month, entries, messages, usage: usage_rows, tool_calls, notes })
+    Ok(FileRows {
+        session: session_row,
+        month,
+        entries,
+        messages,
+        usage: usage_rows,
+        tool_calls,
+        notes,
+        created_ms: usage.created_ms,
+    })
 }

@@ -108,7 +108,7 @@ enum Values {
 
 /// A table's writer into one folder: rows are buffered up to a row group, row groups go to the
 /// current file, and a file is closed at `rows_per_file` rows. Files are named
-/// `part-NNNNN.parquet` and written as `.part-NNNNN.parquet.tmp` until [`TableWriter::finish`]
+/// `part-GROUP-NNNNN.parquet` and written as `.part-GROUP-NNNNN.parquet.tmp` until [`TableWriter::finish`]
 /// renames them.
 pub struct TableWriter {
     name: &'static str,
@@ -120,6 +120,10 @@ pub struct TableWriter {
     file: Option<(SerializedFileWriter<File>, PathBuf)>,
     rows_in_file: usize,
     written: Vec<PathBuf>,
+    /// The group of sessions whose rows these files hold, in their names.
+    group: String,
+    /// The number of the first file.
+    first: usize,
     /// Rows written in all.
     pub row_count: u64,
     /// About how many bytes the rows buffered hold.
@@ -133,7 +137,13 @@ const ROWS_PER_FILE: usize = 4 * ROWS_PER_GROUP * 4;
 
 impl TableWriter {
     /// A writer of table `name` into `folder` (created when the first row group is written).
-    pub fn new(name: &'static str, columns: &'static [Column], folder: PathBuf) -> anyhow::Result<TableWriter> {
+    pub fn new(
+        name: &'static str,
+        columns: &'static [Column],
+        folder: PathBuf,
+        group: String,
+        first: usize,
+    ) -> anyhow::Result<TableWriter> {
         let schema = Arc::new(schema(name, columns)?);
         let metadata = vec![
             KeyValue::new("session_scan.schema_version".to_owned(), SCHEMA_VERSION.to_owned()),
@@ -154,6 +164,8 @@ impl TableWriter {
             file: None,
             rows_in_file: 0,
             written: Vec::new(),
+            group,
+            first,
             row_count: 0,
             buffered_bytes: 0,
         })
@@ -183,8 +195,8 @@ impl TableWriter {
         }
         if self.file.is_none() {
             std::fs::create_dir_all(&self.folder)?;
-            let n = self.written.len();
-            let temporary = self.folder.join(format!(".part-{n:05}.parquet.tmp"));
+            let n = self.first + self.written.len();
+            let temporary = self.folder.join(format!(".part-{}-{n:05}.parquet.tmp", self.group));
             let file = File::create(&temporary)?;
             let writer = SerializedFileWriter::new(file, self.schema.clone(), self.properties.clone())?;
             self.file = Some((writer, temporary));
@@ -265,7 +277,7 @@ impl TableWriter {
             .written
             .iter()
             .enumerate()
-            .map(|(n, temporary)| (temporary.clone(), final_name(&self.folder, n)))
+            .map(|(n, temporary)| (temporary.clone(), final_name(&self.folder, &self.group, self.first + n)))
             .collect())
     }
 }
@@ -279,7 +291,7 @@ fn row_bytes(row: &[Cell]) -> usize {
             .sum::<usize>()
 }
 
-/// The name a table's `n`-th file takes in `folder`.
-pub fn final_name(folder: &Path, n: usize) -> PathBuf {
-    folder.join(format!("part-{n:05}.parquet"))
+/// The name a table's `n`-th file of a group takes in `folder`.
+pub fn final_name(folder: &Path, group: &str, n: usize) -> PathBuf {
+    folder.join(format!("part-{group}-{n:05}.parquet"))
 }
