@@ -43,7 +43,8 @@ def check(corpus, out):
         events, tokens, cost = ours[row["period"]]
         assert events == row["events"], row
         assert tokens == row["totalTokens"], row
-        assert round(cost * 1e6) == row["costMicros"], (cost, row)
+        # To the micro-dollar: the same amounts summed in another order differ in the last bits.
+        assert abs(cost - row["cost"]) < 5e-7, (cost, row)
     # Row counts: list's sessions, tree's nodes.
     listed = json.loads(scan("list", "--json", sessions))
     assert db.execute("SELECT count(*) FROM 'sessions/**/*.parquet'").fetchone()[0] == len(listed)
