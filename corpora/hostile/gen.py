@@ -1,5 +1,5 @@
 # Writes sessions/--<cwd>--/*.jsonl: 240 small hostile sessions drawn at random (seed 19), the kind
-# that found differences from Pi 1.6 in session 19: timestamps in every shape Date.parse takes or
+# that finds differences from Pi 1.6: timestamps in every shape Date.parse takes or
 # refuses, contents of every type, null blocks, non-string names, duplicate keys, broken and
 # truncated lines, CR and CRLF line ends, migrations (versions 1, 2, "3", null), compactions, branch
 # summaries, usage entries, context edits and labels. No parent loops (Pi never returns on those).

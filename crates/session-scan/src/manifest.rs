@@ -102,15 +102,15 @@ pub fn manifest_value(provenance: &str, facts: &[FileFacts]) -> Value<'static> {
 pub const CORPORA: &[(&str, &str)] = &[
     (
         "sample-16",
-        "Pi 1.6.0's own writer: oracle gen.mjs --pi 16 --sessions 200 --seed 1 --cwds 10 --avg-entries 15 --scenarios; expected/ from the oracle's context.mjs, list.mjs, tree.mjs and stats.mjs under Pi 1.6.0",
+        "Pi 1.6.0's own writer: generator gen.mjs --pi 16 --sessions=200 --seed 1 --cwds 10 --avg-entries 15 --scenarios; expected/ recorded from Pi 1.6.0's own listing, tree, totals and context code",
     ),
     (
         "edge",
-        "48 hand-made edge cases (oracle tools/make-edge-cases.mjs; 40 is the missing-file case); expected/ from the oracle under Pi 1.6.0 with --isolate --deterministic",
+        "48 hand-made edge cases (generator make-edge-cases.mjs; 40 is the missing-file case); expected/ recorded from Pi 1.6.0, one process per file, its ids and clock fixed",
     ),
     (
         "harness",
-        "7 v3-shaped harness sessions (oracle harness-cases/v3) and 18 format-4 files (oracle harness-cases), from tools/make-harness-cases.mjs; expected/ from pi-agent-core 0.83.0's and 0.87.1's own session code (harness.mjs --core 083 and --core 087)",
+        "7 v3-shaped harness sessions and 18 format-4 files, from the generator make-harness-cases.mjs; expected/ from pi-agent-core 0.83.0's and 0.87.1's own session code (harness.mjs --core 083 and --core 087)",
     ),
     (
         "real",
@@ -118,15 +118,15 @@ pub const CORPORA: &[(&str, &str)] = &[
     ),
     (
         "adversarial",
-        "8 hostile sessions and a hostile store written by cargo xtask adversarial; expected/ from the oracle's tree.mjs, stats.mjs and context.mjs (--isolate --deterministic --timeout-ms 20000) and list.mjs under Pi 1.6.0",
+        "8 hostile sessions and a hostile store written by cargo xtask adversarial; expected/ recorded from Pi 1.6.0's own tree, totals, context and listing code, one process per file stopped after 20 s, its ids and clock fixed",
     ),
     (
         "hostile",
-        "240 random hostile sessions written by corpora/hostile/gen.py (seed 19); expected/ from the oracle's list.mjs (listAll, list(/home/u/proj) and listAll of the flat folder --tmp-x y--), tree.mjs, stats.mjs and context.mjs under Pi 1.6.0 (Node 20.20.2, TZ=UTC) by corpora/hostile/record.sh, each file's mtime set to 1767225600 s + 1000 s * (k % 6) + 0.4 ms * (k % 3), k its place in name order",
+        "240 random hostile sessions written by corpora/hostile/gen.py (seed 19); expected/ from reference/record.mjs (listAll, list(/home/u/proj) and listAll of the flat folder --tmp-x y--, trees, totals and contexts) under Pi 1.6.0 (Node 20.20.2, TZ=UTC) by corpora/hostile/record.sh, each file's mtime set to 1767225600 s + 1000 s * (k % 6) + 0.4 ms * (k % 3), k its place in name order",
     ),
     (
         "escapes",
-        "40 sessions of sample-16 (every fifth in name order) with escapes put into the text of three lines in ten by corpora/escapes/gen.py (seed 21), some of them refused by JSON.parse; expected/ from the oracle's list.mjs (listAll) and context.mjs under Pi 1.6.0 (Node 20.20.2, TZ=UTC) by corpora/escapes/record.sh",
+        "40 sessions of sample-16 (every fifth in name order) with escapes put into the text of three lines in ten by corpora/escapes/gen.py (seed 21), some of them refused by JSON.parse; expected/ from reference/record.mjs (listAll and contexts) under Pi 1.6.0 (Node 20.20.2, TZ=UTC) by corpora/escapes/record.sh",
     ),
     (
         "files",
@@ -138,11 +138,11 @@ pub const CORPORA: &[(&str, &str)] = &[
     ),
     (
         "sort",
-        "90 small sessions written by corpora/sort/gen.py, 28 with an Invalid Date modified; expected/listall-ids.json is the id order of the oracle's list.mjs under Pi 1.6.0 (Node 20.20.2), each file's mtime set to 1767225600 + 60 * k, k its place in name order",
+        "90 small sessions written by corpora/sort/gen.py, 28 with an Invalid Date modified; expected/listall-ids.json is the id order of Pi 1.6.0's listAll() (Node 20.20.2), each file's mtime set to 1767225600 + 60 * k, k its place in name order",
     ),
     (
         "ledger",
-        "240 sessions written by Pi 1.6.0's own SessionManager, forks and branched sessions included: oracle gen.mjs --pi 16 --sessions 240 --seed 18 --cwds 8 --avg-entries 8 --scenarios --ledger ledger.jsonl; ledger.jsonl lists every spend made through Pi's API (assistant and tool-result usage, usage entries, compaction and branch-summary usage), never the entries forks and branched sessions copy",
+        "240 sessions written by Pi 1.6.0's own SessionManager, forks and branched sessions included: generator gen.mjs --pi 16 --sessions=240 --seed 18 --cwds 8 --avg-entries 8 --scenarios --ledger ledger.jsonl; ledger.jsonl lists every spend made through Pi's API (assistant and tool-result usage, usage entries, compaction and branch-summary usage), never the entries forks and branched sessions copy",
     ),
     (
         "threads",

@@ -1,4 +1,4 @@
-//! The JSON records the CLI prints (the oracle's `tree.mjs` and `stats.mjs` shapes) and their
+//! The JSON records the CLI prints (the shapes `reference/record.mjs tree` and `stats` print) and their
 //! readable text forms.
 
 use session_core::json::{JsStr, Object, Value};
@@ -447,7 +447,7 @@ pub fn stats_text(file: &str, session: &Session<'_>, totals: &Totals, branch: Op
 }
 
 /// `{"file","leafId","branch","sessionName","entryCount","context":{"messages","thinkingLevel","model"}}`,
-/// the oracle's `context.mjs` names; `messages` is written as given (raw stored messages included).
+/// the fields `reference/record.mjs context` names; `messages` is written as given (raw stored messages included).
 pub fn context_record(
     file: &str,
     session: &Session<'_>,

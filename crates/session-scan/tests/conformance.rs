@@ -1,5 +1,5 @@
 //! Conformance: our tree, totals and SessionInfo against Pi 1.6's own outputs on every committed
-//! corpus (`corpora/*/expected`, made by the oracle). Deliberate differences are listed in
+//! corpus (`corpora/*/expected`, recorded from Pi 1.6 itself). Deliberate differences are listed in
 //! `corpora/README.md` and asserted here one by one.
 
 #![allow(clippy::unwrap_used)] // test helpers panic on broken fixtures by design
@@ -334,7 +334,7 @@ fn manifest_is_current() {
     assert!(committed == text, "corpora/manifest.json is out of date: run `cargo xtask manifest`");
 }
 
-/// `getLeafId()`, `getBranch()` and `getSessionName()` against the oracle's `context.jsonl`
+/// `getLeafId()`, `getBranch()` and `getSessionName()` against Pi's recorded `context.jsonl`
 /// records (`leafId`, `branch`, `sessionName`). Returns how many files were compared.
 fn check_leaf_branch_name(corpus: &str, golden: &str) -> usize {
     let mut compared = 0;
@@ -449,7 +449,7 @@ fn real_fixture_contexts_match_pi_1_6_after_migration() {
 #[test]
 fn harness_dialect_matches_pi_agent_core_0_83() {
     use session_core::context::{Dialect, LeafChoice, build_context, convert_to_llm};
-    // format.md §7.6 generation A, checked against the oracle's `harness.mjs --core 083`.
+    // format.md §7.6 generation A, checked against pi-agent-core 0.83.0's own output.
     let goldens = golden_lines(&corpora().join("harness/expected/harness-golden-083.jsonl"));
     assert_eq!(goldens.len(), 7);
     for g in goldens {
@@ -776,7 +776,7 @@ fn adversarial_store_lists_like_pi_1_6_and_reports_the_rest() {
     );
 }
 
-/// format.md §7.6 generation C (format 4 files), checked against the oracle's `harness.mjs --core 087`:
+/// format.md §7.6 generation C (format 4 files), checked against pi-agent-core 0.87.1's own output:
 /// the context and its LLM form, the tip and lane of each branch, and the files that fail to open.
 /// The golden's v3 records (0.87.1 importing coding-agent files) are not compared: v3 files
 /// follow generation A (the test above).

@@ -20,7 +20,7 @@ fn opts(group: Group) -> Options {
 
 #[test]
 fn session_rows_equal_pi_session_stats() {
-    // format.md §10: every usage source, every branch; the oracle's stats.mjs output is the reference.
+    // format.md §10: every usage source, every branch; Pi's recorded totals are the reference.
     for corpus in ["sample-16", "real"] {
         let files = session_scan::expand_paths(&[corpora().join(corpus).join("sessions")]);
         let report = build(&files, &opts(Group::Session), &|| {});
