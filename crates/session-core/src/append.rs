@@ -43,38 +43,34 @@ pub enum Change {
 }
 
 /// The id Pi's `generateId` gives: the first of up to 100 candidates (`short()`, eight hex
-/// characters) that no entry has, else `long()` (a whole UUID).
+/// characters) that is not `taken`, else `long()` (a whole UUID).
+pub fn generate_id(
+    taken: &dyn Fn(&str) -> bool,
+    short: &mut dyn FnMut() -> String,
+    long: &mut dyn FnMut() -> String,
+) -> String {
+    (0..100).map(|_| short()).find(|id| !taken(id)).unwrap_or_else(long)
+}
+
+/// [`generate_id`] among the ids of `session`'s entries.
 pub fn new_entry_id(
     session: &Session<'_>,
     short: &mut dyn FnMut() -> String,
     long: &mut dyn FnMut() -> String,
 ) -> String {
-    for _ in 0..100 {
-        let id = short();
-        if session.get(&PropertyValue::Str(id.as_str().into())).is_none() {
-            return id;
-        }
-    }
-    long()
+    generate_id(&|id| session.get(&PropertyValue::Str(id.into())).is_some(), short, long)
 }
 
 /// The line (with its `\n`) that appends `change` to `session`, as entry `id` written at
 /// `timestamp` (an ISO time with milliseconds, as `toISOString` gives).
 pub fn change_line(session: &Session<'_>, change: &Change, id: &str, timestamp: &str) -> Result<Vec<u8>, AppendError> {
-    let arena = bumpalo::Bump::new();
-    let leaf_text;
-    let leaf_value;
-    let parent = match session.leaf_id() {
-        None | Some(PropertyValue::Null) => Parent::Null,
-        Some(PropertyValue::Absent) => Parent::Absent,
-        Some(PropertyValue::Str(s)) => {
-            leaf_text = s.to_str_lossy().into_owned();
-            Parent::Id(&leaf_text)
-        }
-        Some(PropertyValue::Raw(raw)) => {
-            leaf_value = crate::json::parse_value(raw, &arena).map_err(|_| AppendError::LeafIdUnreadable)?;
-            Parent::Json(&leaf_value)
-        }
+    // The leaf's id as it is written: a string, or another JSON value of a hand-edited file.
+    let leaf_value = session.leaf_id().map(PropertyValue::to_value);
+    let parent = match (session.leaf_id(), &leaf_value) {
+        (None, _) => Parent::Null,
+        (Some(PropertyValue::Absent), _) => Parent::Absent,
+        (Some(_), Some(Some(v))) => Parent::Json(v),
+        (Some(_), _) => return Err(AppendError::LeafIdUnreadable),
     };
     let mut out = Vec::new();
     match change {

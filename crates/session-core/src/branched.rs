@@ -56,16 +56,6 @@ impl std::fmt::Display for BranchError {
 
 impl std::error::Error for BranchError {}
 
-/// A property as a JSON value (absent: `None`).
-fn value_of(p: &PropertyValue<'_>, arena: &bumpalo::Bump) -> Option<Value<'static>> {
-    match p {
-        PropertyValue::Absent => None,
-        PropertyValue::Null => Some(Value::Null),
-        PropertyValue::Str(s) => Some(Value::String(JsStr(std::borrow::Cow::Owned(s.as_bytes().to_vec())))),
-        PropertyValue::Raw(raw) => crate::json::parse_value(raw, arena).ok().map(Value::into_owned),
-    }
-}
-
 /// `createBranchedSession(leaf)` of `session`, with `short_id` and `long_id` as the new label
 /// entries' ids (`generateId`'s candidates and fallback).
 pub fn branched_session(
@@ -115,12 +105,12 @@ pub fn branched_session(
         let value = e.value(&arena).map_err(|_| BranchError::Unreadable(e.line_number))?;
         let Value::Object(source) = value else { return Err(BranchError::Unreadable(e.line_number)) };
         let mut entry: Object<'_> = source;
-        entry.insert("parentId", parent.as_ref().and_then(|p| value_of(p, &arena)).unwrap_or(Value::Null));
+        entry.insert("parentId", parent.as_ref().and_then(|p| p.to_value()).unwrap_or(Value::Null));
         if e.is_type("compaction") && entry.contains_key("firstKeptEntryId") {
             let kept = PropertyValue::from_value(entry.get("firstKeptEntryId"));
             if kept != e.id
                 && let Some((_, to)) = replacement.iter().find(|(k, _)| *k == kept)
-                && let Some(v) = value_of(to, &arena)
+                && let Some(v) = to.to_value()
             {
                 entry.insert("firstKeptEntryId", v);
             }
@@ -151,21 +141,18 @@ pub fn branched_session(
     let mut label_parent = parent.filter(PropertyValue::is_truthy);
     let mut taken: Vec<PropertyValue<'_>> = kept_ids.clone();
     for (target, label, timestamp) in labels.iter().filter(|(t, _, _)| kept_ids.contains(t)) {
-        let id = (0..100)
-            .map(|_| short_id())
-            .find(|id| !taken.contains(&PropertyValue::Str(id.as_str().into())))
-            .unwrap_or_else(&mut *long_id);
+        let id = crate::append::generate_id(&|id| taken.contains(&PropertyValue::Str(id.into())), short_id, long_id);
         let mut entry = Object::new();
         entry.insert("type", Value::str("label"));
         entry.insert("id", Value::String(JsStr::owned(id.clone())));
-        entry.insert("parentId", label_parent.as_ref().and_then(|p| value_of(p, &arena)).unwrap_or(Value::Null));
-        if let Some(t) = value_of(timestamp, &arena) {
+        entry.insert("parentId", label_parent.as_ref().and_then(|p| p.to_value()).unwrap_or(Value::Null));
+        if let Some(t) = timestamp.to_value() {
             entry.insert("timestamp", t);
         }
-        if let Some(t) = value_of(target, &arena) {
+        if let Some(t) = target.to_value() {
             entry.insert("targetId", t);
         }
-        if let Some(l) = value_of(label, &arena) {
+        if let Some(l) = label.to_value() {
             entry.insert("label", l);
         }
         write_json(&Value::Object(entry), &mut out);

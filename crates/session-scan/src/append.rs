@@ -39,6 +39,30 @@ pub struct Sources<'s> {
     pub long_id: &'s mut dyn FnMut() -> String,
 }
 
+/// What to do with a version 1 or 2 session, which Pi rewrites whole when it opens it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rewritten {
+    /// Refuse it: writing to it as Pi does means opening it as Pi does.
+    Refused,
+    /// Read it as it is (`forkFrom` copies the entries it reads without migrating them).
+    Read,
+}
+
+/// The session in `bytes` (of `path`), or why nothing is `done` to it.
+fn loaded<'b>(path: &Path, bytes: &'b [u8], done: &str, old: Rewritten) -> anyhow::Result<session_core::Session<'b>> {
+    let name = path.display().to_string();
+    let session = session_core::Session::load(bytes).map_err(|e| {
+        let (line, offset) = e.place();
+        anyhow::anyhow!(crate::render::error_text(&name, line, offset, &format!("{}: nothing {done}", e.reason())))
+    })?;
+    if let (Some(version), Rewritten::Refused) = (session.migrated_from, old) {
+        anyhow::bail!(
+            "{name}: a version {version} session, which Pi rewrites whole when it opens it: nothing {done} (open it in Pi first)"
+        );
+    }
+    Ok(session)
+}
+
 /// The time now as `Date.prototype.toISOString` writes it: `2026-01-05T14:03:07.123Z`.
 pub fn iso_now() -> String {
     jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
@@ -83,20 +107,7 @@ pub fn append_with(
     }
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes).map_err(|e| anyhow::anyhow!("{name}: cannot read: {e}"))?;
-    let session = session_core::Session::load(&bytes).map_err(|e| {
-        let (line, offset) = e.place();
-        anyhow::anyhow!(crate::render::error_text(
-            &name.to_string(),
-            line,
-            offset,
-            &format!("{}: nothing appended", e.reason())
-        ))
-    })?;
-    if let Some(version) = session.migrated_from {
-        anyhow::bail!(
-            "{name}: a version {version} session, which Pi rewrites whole when it opens it: nothing appended (open it in Pi first)"
-        );
-    }
+    let session = loaded(path, &bytes, "appended", Rewritten::Refused)?;
     let id = session_core::append::new_entry_id(&session, sources.short_id, sources.long_id);
     let line = session_core::append::change_line(&session, change, &id, &(sources.now)())
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
@@ -132,20 +143,7 @@ pub struct Forked {
 pub fn fork(path: &Path, leaf: Option<&str>, opts: AppendOptions) -> anyhow::Result<Forked> {
     let name = path.display();
     let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{name}: cannot read: {e}"))?;
-    let session = session_core::Session::load(&bytes).map_err(|e| {
-        let (line, offset) = e.place();
-        anyhow::anyhow!(crate::render::error_text(
-            &name.to_string(),
-            line,
-            offset,
-            &format!("{}: nothing forked", e.reason())
-        ))
-    })?;
-    if let Some(version) = session.migrated_from {
-        anyhow::bail!(
-            "{name}: a version {version} session, which Pi rewrites whole when it opens it: nothing forked (open it in Pi first)"
-        );
-    }
+    let session = loaded(path, &bytes, "forked", Rewritten::Refused)?;
     // `SessionManager.open`: the header's cwd, resolved (an empty or missing one is the current folder).
     let header_cwd = session.header.get("cwd").and_then(|c| c.as_str()).map(|c| c.to_str_lossy().into_owned());
     let cwd = crate::store::resolve_path(header_cwd.as_deref().unwrap_or(""));
@@ -184,15 +182,7 @@ pub fn fork(path: &Path, leaf: Option<&str>, opts: AppendOptions) -> anyhow::Res
 pub fn fork_to(path: &Path, target_cwd: &str, target_dir: &Path, opts: AppendOptions) -> anyhow::Result<Forked> {
     let name = path.display();
     let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{name}: cannot read: {e}"))?;
-    let session = session_core::Session::load(&bytes).map_err(|e| {
-        let (line, offset) = e.place();
-        anyhow::anyhow!(crate::render::error_text(
-            &name.to_string(),
-            line,
-            offset,
-            &format!("{}: nothing forked", e.reason())
-        ))
-    })?;
+    let session = loaded(path, &bytes, "forked", Rewritten::Read)?;
     let parent = crate::store::resolve_path(&path.to_string_lossy());
     let cwd = crate::store::resolve_path(target_cwd);
     let session_id = uuid::Uuid::now_v7().to_string();

@@ -68,6 +68,8 @@ pub struct Picker {
     preview_scroll: u16,
     /// Colours are used (not with `NO_COLOR` or `--color never`).
     pub color: bool,
+    /// The zone the preview reads times without an offset in (UTC unless given).
+    pub local_zone: jiff::tz::TimeZone,
 }
 
 /// The `~` form of a path under the home folder.
@@ -115,6 +117,7 @@ impl Picker {
             preview: None,
             preview_scroll: 0,
             color: true,
+            local_zone: jiff::tz::TimeZone::UTC,
         };
         p.add(listed);
         p
@@ -348,7 +351,7 @@ impl Picker {
         {
             return lines.clone();
         }
-        let lines = preview_of(&path);
+        let lines = preview_of(&path, &self.local_zone);
         self.preview = Some((path, lines.clone()));
         lines
     }
@@ -471,13 +474,13 @@ fn highlight(text: &str, words: &[String], base: Style) -> Vec<Span<'static>> {
 }
 
 /// The preview's lines for a session file.
-pub fn preview_of(path: &Path) -> Vec<String> {
+pub fn preview_of(path: &Path, local_zone: &jiff::tz::TimeZone) -> Vec<String> {
     let mut buf = Vec::new();
     let Ok((map, _)) = crate::read_file_into(path, crate::ReadStrategy::Auto, &mut buf) else {
         return vec![format!("{}: cannot be read", path.display())];
     };
     let bytes: &[u8] = map.as_deref().unwrap_or(&buf);
-    let Ok(session) = crate::load_session(bytes, &jiff::tz::TimeZone::system()) else {
+    let Ok(session) = crate::load_session(bytes, local_zone) else {
         return vec![format!("{}: not a session Pi opens", path.display())];
     };
     let mut out = Vec::new();

@@ -76,6 +76,7 @@ pub fn run(a: &PickArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let total = candidates.len();
     let mut picker = Picker::new(Vec::new(), places.cwd_dir.clone());
     picker.color = g.color;
+    picker.local_zone = g.local_zone.clone();
     if a.all {
         picker.scope = Scope::All;
     }

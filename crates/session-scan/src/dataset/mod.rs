@@ -303,10 +303,11 @@ pub fn write(files: &[PathBuf], out: &Path, opts: &Options, progress: &(dyn Fn()
     // Groups: runs of files of one folder and month (contiguous in file order).
     let mut groups: Vec<(String, std::ops::Range<usize>)> = Vec::new();
     let mut seen_ids: HashMap<String, usize> = HashMap::new();
+    let mut last_key = None;
     for (i, f) in files.iter().enumerate() {
         let key = group_key(f);
         match groups.last_mut() {
-            Some((_, range)) if i > 0 && group_key(&files[i - 1]) == key => range.end = i + 1,
+            Some((_, range)) if last_key.as_ref() == Some(&key) => range.end = i + 1,
             _ => {
                 let id = format!("{:016x}", hash_of(&key));
                 let n = seen_ids.entry(id.clone()).or_default();
@@ -315,6 +316,7 @@ pub fn write(files: &[PathBuf], out: &Path, opts: &Options, progress: &(dyn Fn()
                 groups.push((id, i..i + 1));
             }
         }
+        last_key = Some(key);
     }
     let file_keys: Vec<u64> = groups.iter().map(|(_, r)| files_key(&files[r.clone()])).collect();
     // Sessions of unchanged groups take their copy keys from the record; the others are read.
