@@ -66,8 +66,6 @@ pub struct Picker {
     /// The preview of the selected session, by its path.
     preview: Option<(PathBuf, Vec<String>)>,
     preview_scroll: u16,
-    /// Colours are used (not with `NO_COLOR` or `--color never`).
-    pub color: bool,
     /// The zone the preview reads times without an offset in (UTC unless given).
     pub local_zone: jiff::tz::TimeZone,
 }
@@ -116,7 +114,6 @@ impl Picker {
             renaming: None,
             preview: None,
             preview_scroll: 0,
-            color: true,
             local_zone: jiff::tz::TimeZone::UTC,
         };
         p.add(listed);

@@ -69,13 +69,9 @@ pub fn run(a: &PickArgs, g: &super::Globals) -> anyhow::Result<bool> {
     let cache: &'static Option<session_scan::cache::ListCache> = Box::leak(Box::new(cache));
     let local_zone: &'static jiff::tz::TimeZone = Box::leak(Box::new(g.local_zone.clone()));
     let strategy = g.strategy;
-    let store_root: PathBuf = match &places.all {
-        list::Scope::All { root } => root.clone(),
-        _ => places.cwd_dir.clone(),
-    };
+    let listed_scope = places.all.clone();
     let total = candidates.len();
     let mut picker = Picker::new(Vec::new(), places.cwd_dir.clone());
-    picker.color = g.color;
     picker.local_zone = g.local_zone.clone();
     if a.all {
         picker.scope = Scope::All;
@@ -93,8 +89,15 @@ pub fn run(a: &PickArgs, g: &super::Globals) -> anyhow::Result<bool> {
             None => reading,
         };
         list::read_infos_streaming(candidates, reading, rows_tx);
+        // Every file of the store (or of the session-dir override) was read: the cache's entries
+        // of others there are of files deleted since.
+        let read_all = match &listed_scope {
+            list::Scope::All { root } => Some(session_scan::cache::ReadAll::Store(root)),
+            list::Scope::Dir { dir, .. } => Some(session_scan::cache::ReadAll::Folder(dir)),
+            list::Scope::Files { .. } => None,
+        };
         if let Some(c) = cache {
-            let _ = c.save(Some(session_scan::cache::ReadAll::Store(&store_root)));
+            let _ = c.save(read_all);
         }
         let _ = done_tx.send(());
     });
