@@ -2,47 +2,26 @@
 // Records expected.jsonl from Pi 1.6: node record.mjs RECORDER_DIR (the folder `cargo xtask
 // recorder` prints), from this folder. Each session file of sample-16, edge and hostile is copied,
 // opened with Pi's own `SessionManager.open`, and given a name (`appendSessionInfo`) then a label
-// on its first entry (`appendLabelChange`), with the clock stopped at FIXED; the bytes Pi added to
+// on its first entry (`appendLabelChange`), with the clock stopped; the bytes Pi added to
 // the file are recorded, or why it refused. Files Pi rewrites when it opens them (versions 1 and
 // 2) are recorded as such: our writer does not write to them.
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const FIXED = Date.parse("2026-02-03T04:05:06.789Z");
-const RealDate = Date;
-globalThis.Date = class extends RealDate {
-	constructor(...args) {
-		if (args.length === 0) super(FIXED);
-		else super(...args);
-	}
-	static now() {
-		return FIXED;
-	}
-};
-
-const pkg = join(resolve(process.argv[2] ?? ""), "node_modules/pi16/dist/core/session-manager.js");
-const { SessionManager } = await import(pathToFileURL(pkg).href);
+const { piModule, sessionFiles, stopClockAt } = await import(pathToFileURL(join(resolve(process.argv[2] ?? ""), "recording.mjs")).href);
+stopClockAt("2026-02-03T04:05:06.789Z");
+const { SessionManager } = await piModule("core/session-manager.js");
 
 const NAMES = ["Renamed", "  spaced out  ", "line\r\nbreaks\n\n\rhere", "ünïcødé 名前 😀", "", "\t tab \t", 'quote " and \\ backslash'];
 const LABELS = ["bookmark", "", undefined, "✓ done"];
-
-function files(dir) {
-	const out = [];
-	for (const name of readdirSync(dir).sort()) {
-		const path = join(dir, name);
-		if (statSync(path).isDirectory()) out.push(...files(path));
-		else if (name.endsWith(".jsonl")) out.push(path);
-	}
-	return out;
-}
 
 const corpora = resolve("..");
 const lines = [];
 let k = 0;
 for (const corpus of ["sample-16/sessions", "edge/sessions", "hostile/sessions"]) {
-	for (const file of files(join(corpora, corpus))) {
+	for (const file of sessionFiles(join(corpora, corpus))) {
 		const name = NAMES[k % NAMES.length];
 		const label = LABELS[k % LABELS.length];
 		k++;

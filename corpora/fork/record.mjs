@@ -3,41 +3,20 @@
 // recorder` prints), from this folder. Each session file of sample-16, edge and hostile is copied
 // into a folder of its own and opened with Pi's own `SessionManager.open`; `createBranchedSession`
 // (Pi's /fork) is asked for its leaf and, on a fresh copy, for the entry halfway along its branch;
-// and `forkFrom` (pi --fork) copies it whole for another cwd; the clock stopped at FIXED.
+// and `forkFrom` (pi --fork) copies it whole for another cwd; the clock stopped.
 // Recorded: the new file's name, whether Pi wrote it (a branch without a conversation is written
 // only later), its new ids, its header's cwd and parent path, its length and SHA-256; or why Pi
 // refused or failed. Files Pi rewrites when it opens them are marked.
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { basename, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const FIXED = Date.parse("2026-02-03T04:05:06.789Z");
-const RealDate = Date;
-globalThis.Date = class extends RealDate {
-	constructor(...args) {
-		if (args.length === 0) super(FIXED);
-		else super(...args);
-	}
-	static now() {
-		return FIXED;
-	}
-};
-
-const pkg = join(resolve(process.argv[2] ?? ""), "node_modules/pi16/dist/core/session-manager.js");
-const { SessionManager } = await import(pathToFileURL(pkg).href);
-
-function files(dir) {
-	const out = [];
-	for (const name of readdirSync(dir).sort()) {
-		const path = join(dir, name);
-		if (statSync(path).isDirectory()) out.push(...files(path));
-		else if (name.endsWith(".jsonl")) out.push(path);
-	}
-	return out;
-}
+const { piModule, sessionFiles, stopClockAt } = await import(pathToFileURL(join(resolve(process.argv[2] ?? ""), "recording.mjs")).href);
+stopClockAt("2026-02-03T04:05:06.789Z");
+const { SessionManager } = await piModule("core/session-manager.js");
 
 /** `forkFrom(copy, "/home/u/elsewhere", DIR)`: the whole session copied under a new header. */
 function forkFrom(file) {
@@ -109,7 +88,7 @@ if (process.argv[3] === "--child") {
 	const corpora = resolve("..");
 	const lines = [];
 	for (const corpus of ["sample-16/sessions", "edge/sessions", "hostile/sessions"]) {
-		for (const file of files(join(corpora, corpus))) {
+		for (const file of sessionFiles(join(corpora, corpus))) {
 			for (const pick of ["leaf", "middle", "copy"]) {
 				const child = spawnSync(process.execPath, [process.argv[1], process.argv[2], "--child", file, pick], {
 					encoding: "utf8",
