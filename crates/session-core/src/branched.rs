@@ -20,8 +20,11 @@ pub struct BranchedFrom<'i> {
     pub timestamp: &'i str,
     /// The working folder of the new header (the old session's `cwd`).
     pub cwd: &'i str,
-    /// The old session's file, resolved: the new header's `parentSession`.
-    pub parent_session: &'i str,
+    /// The old session's file, resolved: the new header's `parentSession` (none for a session
+    /// held in memory only).
+    pub parent_session: Option<&'i str>,
+    /// Atomic: the old session's internal marker, which the new one inherits.
+    pub workflow: Option<&'i crate::record::Workflow>,
 }
 
 /// The new session.
@@ -80,7 +83,8 @@ pub fn branched_session(
             id: from.session_id,
             timestamp: from.timestamp,
             cwd: from.cwd,
-            parent_session: Some(from.parent_session),
+            parent_session: from.parent_session,
+            workflow: from.workflow,
         },
         &mut out,
     );

@@ -20,6 +20,7 @@ pub mod property;
 pub mod record;
 pub mod search;
 pub mod session;
+pub mod state;
 pub mod stats;
 pub mod text;
 pub mod threaded;

@@ -15,6 +15,48 @@ pub struct Header<'a> {
     pub cwd: &'a str,
     /// The file this session was forked or branched from.
     pub parent_session: Option<&'a str>,
+    /// Atomic: the workflow stage this internal session belongs to (written as `internal: true`
+    /// and `workflow`, only when [`Workflow::is_valid`]).
+    pub workflow: Option<&'a Workflow>,
+}
+
+/// Atomic's marker of an internal workflow session (format.md §8).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Workflow {
+    /// The workflow run.
+    pub run_id: String,
+    /// The stage's id.
+    pub stage_id: String,
+    /// The stage's name.
+    pub stage_name: String,
+}
+
+impl Workflow {
+    /// Atomic writes the marker only when every field is non-empty after trimming (the values are
+    /// stored untrimmed).
+    pub fn is_valid(&self) -> bool {
+        [&self.run_id, &self.stage_id, &self.stage_name].iter().all(|v| !crate::text::js_trim(v.as_bytes()).is_empty())
+    }
+
+    /// The `workflow` object, keys in Atomic's order.
+    pub fn to_value(&self) -> Value<'static> {
+        let mut o = crate::json::Object::new();
+        o.insert("runId", Value::str(crate::json::JsStr::owned(self.run_id.clone())));
+        o.insert("stageId", Value::str(crate::json::JsStr::owned(self.stage_id.clone())));
+        o.insert("stageName", Value::str(crate::json::JsStr::owned(self.stage_name.clone())));
+        Value::Object(o)
+    }
+
+    /// The marker of a header, when it is a valid one (`internal === true` and a valid `workflow`).
+    pub fn of_header(header: &Value<'_>) -> Option<Workflow> {
+        if !matches!(header.get("internal"), Some(Value::Bool(true))) {
+            return None;
+        }
+        let w = header.get("workflow")?;
+        let field = |k: &str| w.get(k).and_then(Value::as_str).map(|s| s.to_str_lossy().into_owned());
+        let marker = Workflow { run_id: field("runId")?, stage_id: field("stageId")?, stage_name: field("stageName")? };
+        marker.is_valid().then_some(marker)
+    }
 }
 
 /// An entry's own fields, by type, each holding what Pi's append functions take.
@@ -63,8 +105,8 @@ pub enum EntryBody<'v> {
     },
     /// `branchWithSummary`.
     BranchSummary {
-        /// The leaf the branch came from.
-        from_id: &'v str,
+        /// The leaf the branch came from (`"root"` when there was none).
+        from_id: &'v Value<'v>,
         /// The summary.
         summary: &'v str,
         /// Extension details.
@@ -143,8 +185,9 @@ fn write_fields(fields: &[(&str, Option<Field<'_>>)], out: &mut Vec<u8>) {
 }
 
 /// The header line (with its `\n`), keys in Pi's order: type, version, id, timestamp, cwd,
-/// parentSession.
+/// parentSession (then Atomic's internal, workflow).
 pub fn header_line(h: &Header<'_>, out: &mut Vec<u8>) {
+    let workflow = h.workflow.filter(|w| w.is_valid()).map(Workflow::to_value);
     write_fields(
         &[
             ("type", Some(Field::Str("session"))),
@@ -153,6 +196,8 @@ pub fn header_line(h: &Header<'_>, out: &mut Vec<u8>) {
             ("timestamp", Some(Field::Str(h.timestamp))),
             ("cwd", Some(Field::Str(h.cwd))),
             ("parentSession", h.parent_session.map(Field::Str)),
+            ("internal", workflow.as_ref().map(|_| Field::Bool(true))),
+            ("workflow", workflow.as_ref().map(Field::Json)),
         ],
         out,
     );
@@ -244,7 +289,7 @@ pub fn entry_line_under(body: &EntryBody<'_>, id: &str, parent: Parent<'_>, time
         }
         EntryBody::BranchSummary { from_id, summary, details, usage, from_hook } => {
             fields.extend(base("branch_summary"));
-            fields.push(("fromId", Some(Str(from_id))));
+            fields.push(("fromId", Some(Json(from_id))));
             fields.push(("summary", Some(Str(summary))));
             fields.push(("details", details.map(Json)));
             fields.push(("usage", usage.map(Json)));

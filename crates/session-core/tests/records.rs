@@ -29,11 +29,13 @@ fn rebuilt(v: &Value<'_>) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let ty = s(v, "type")?;
     if ty == "session" {
+        let workflow = session_core::record::Workflow::of_header(v);
         let h = Header {
             id: s(v, "id")?,
             timestamp: s(v, "timestamp")?,
             cwd: s(v, "cwd")?,
             parent_session: s(v, "parentSession"),
+            workflow: workflow.as_ref(),
         };
         header_line(&h, &mut out);
         return Some(out);
@@ -60,7 +62,7 @@ fn rebuilt(v: &Value<'_>) -> Option<Vec<u8>> {
             system_message: get("systemMessage"),
         },
         "branch_summary" => EntryBody::BranchSummary {
-            from_id: s(v, "fromId")?,
+            from_id: get("fromId")?,
             summary: s(v, "summary")?,
             details: get("details"),
             usage: get("usage"),

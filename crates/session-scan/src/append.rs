@@ -156,7 +156,8 @@ pub fn fork(path: &Path, leaf: Option<&str>, opts: AppendOptions) -> anyhow::Res
         session_id: &session_id,
         timestamp: &timestamp,
         cwd: &cwd,
-        parent_session: &parent,
+        parent_session: Some(&parent),
+        workflow: None,
     };
     let mut short = || random_uuid()[..8].to_owned();
     let made = session_core::branched::branched_session(&session, from, &mut short, &mut random_uuid)
@@ -192,6 +193,7 @@ pub fn fork_to(path: &Path, target_cwd: &str, target_dir: &Path, opts: AppendOpt
         timestamp: &timestamp,
         cwd: &cwd,
         parent_session: Some(&parent),
+        workflow: None,
     };
     let made = session_core::branched::copied_session(&session, &header).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     let target = target_dir.join(format!("{}_{session_id}.jsonl", timestamp.replace([':', '.'], "-")));

@@ -40,6 +40,7 @@ fn branched_sessions_are_the_ones_pi_writes() {
                 timestamp: "2026-02-03T04:05:06.789Z",
                 cwd: case["cwd"].as_str().unwrap(),
                 parent_session: case["parentSession"].as_str(),
+                workflow: None,
             };
             let made = session_core::branched::copied_session(loaded.as_ref().unwrap(), &header).unwrap();
             assert_eq!(
@@ -77,7 +78,8 @@ fn branched_sessions_are_the_ones_pi_writes() {
             session_id: case["sessionId"].as_str().unwrap_or("019c0000-0000-7000-8000-000000000000"),
             timestamp: "2026-02-03T04:05:06.789Z",
             cwd: cwd.as_deref().unwrap_or("/"),
-            parent_session: case["parentSession"].as_str().unwrap_or("/"),
+            parent_session: Some(case["parentSession"].as_str().unwrap_or("/")),
+            workflow: None,
         };
         let made = branched_session(
             session,

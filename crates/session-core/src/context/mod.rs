@@ -34,6 +34,9 @@ pub enum LeafChoice<'a> {
     Session,
     /// An explicit entry id; an unknown id falls back to the last entry, as in Pi.
     Id(JsStr<'a>),
+    /// A `SessionManager`'s leaf: `None` is `null` (an empty path); an id of any JSON type,
+    /// unknown or falsy, falls back to the last entry.
+    At(Option<PropertyValue<'a>>),
 }
 
 /// One message of the context.
@@ -175,6 +178,11 @@ impl<'s, 'a: 'b, 'b> Builder<'s, 'a, 'b> {
             },
             LeafChoice::Id(id) => {
                 self.session.get(&PropertyValue::Str(id.clone().into_owned())).filter(|_| !id.is_empty())
+            }
+            LeafChoice::At(None) => return Vec::new(),
+            LeafChoice::At(Some(id)) => {
+                let id = id.clone().into_owned();
+                self.session.get(&id).filter(|_| id.is_truthy())
             }
         };
         let start = start.or(last);
