@@ -261,9 +261,9 @@ impl SessionState {
         Ok(file_name(&timestamp, &self.session_id))
     }
 
-    /// The state of a session read from a file: `session` was loaded from `bytes` and was not
-    /// migrated (see [`migrated_bytes`]). The file is written to from now on.
-    pub fn loaded(session: &Session<'_>, bytes: Vec<u8>, cwd: &str) -> SessionState {
+    /// The state of a session read from a file, without its bytes (give them with
+    /// [`SessionState::with_bytes`]): `session` was not migrated (see [`migrated_bytes`]).
+    pub fn loaded(session: &Session<'_>, cwd: &str) -> SessionState {
         let mut entries = Vec::with_capacity(session.records.len());
         let mut by_id = AHashMap::with_capacity(session.records.len());
         let mut conversation = false;
@@ -276,7 +276,7 @@ impl SessionState {
         }
         let first = &session.records[0];
         let start = first.offset as usize;
-        let mut state = SessionState {
+        SessionState {
             header_span: start..start + first.line.len(),
             header: session.header.clone().into_owned(),
             entries,
@@ -288,13 +288,24 @@ impl SessionState {
             flushed: true,
             conversation,
             missing_newline: false,
-            bytes,
-        };
-        if state.bytes.last().is_some_and(|&b| b != b'\n') {
-            state.bytes.push(b'\n');
-            state.missing_newline = true;
+            bytes: Vec::new(),
         }
-        state
+    }
+
+    /// The bytes the session was loaded from: the file's, which appends go after.
+    pub fn with_bytes(mut self, bytes: Vec<u8>) -> SessionState {
+        self.bytes = bytes;
+        self.missing_newline = false;
+        if self.bytes.last().is_some_and(|&b| b != b'\n') {
+            self.bytes.push(b'\n');
+            self.missing_newline = true;
+        }
+        self
+    }
+
+    /// Holds the session in memory only (`false`), or writes it.
+    pub fn set_persisted(&mut self, persist: bool) {
+        self.persist = persist;
     }
 
     /// Whether appends reach a file (`false` for `inMemory`).
@@ -711,11 +722,13 @@ impl SessionState {
         let flushed = self.flushed;
         let cwd = std::mem::take(&mut self.cwd);
         let session = Session::load(&made.bytes).unwrap_or_else(|_| unreachable_session());
-        let state = SessionState::loaded(&session, made.bytes.clone(), &cwd);
-        *self = state;
+        let has_conversation = made.has_conversation;
+        let state = SessionState::loaded(&session, &cwd);
+        drop(session);
+        *self = state.with_bytes(made.bytes);
         self.persist = persist;
         // In memory Pi leaves `flushed` as it was; on disk the file exists once it has a conversation.
-        self.flushed = if persist { made.has_conversation } else { flushed };
+        self.flushed = if persist { has_conversation } else { flushed };
     }
 
     /// Atomic's `markSessionInternal(workflow)`: stamps the header with the marker unless it has a

@@ -13,6 +13,7 @@ pub mod export;
 pub mod grep;
 pub mod in_order;
 pub mod list;
+pub mod manager;
 pub mod manifest;
 #[allow(unsafe_code)] // the one module that maps files; each block has its `// SAFETY:` reason
 mod mmap;

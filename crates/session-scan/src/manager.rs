@@ -1,0 +1,641 @@
+//! Pi 1.6's `SessionManager` on files: create, open, continue, fork, append, branch, as Pi does
+//! them and with the bytes Pi writes ([`session_core::state`] builds them), made safe where Pi is
+//! not:
+//!
+//! - each append is one `write` of its whole line in append mode, so a crash can cut only that
+//!   line, which Pi's loader skips; a failed write is cut back off and the append forgotten;
+//! - a new file is created exclusively and removed if its write fails; a whole-file rewrite (a
+//!   migration, Atomic's internal marker) goes to a temporary file, synced, renamed over;
+//! - the file is locked against our other writers while a manager has it (Pi takes no lock);
+//! - version 1 and 2 files are rewritten only when migration is asked for;
+//! - nothing is written on open (Pi adds a missing last line break there: we add it with the
+//!   first append), and no folder is made before the first write.
+
+use std::fs::File;
+use std::io::{Read, Write as _};
+use std::path::{Path, PathBuf};
+
+use session_core::json::Value;
+use session_core::record::Workflow;
+use session_core::state::{BranchSummary, Compaction, NewSession, Pending, SessionState, Sources, StateError, Write};
+
+/// Why an operation failed. Files are left as they were.
+#[derive(Debug)]
+pub enum ManagerError {
+    /// Pi's own refusal (an unknown entry, a bad context edit, …).
+    Refused(StateError),
+    /// A file could not be read or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What was being done.
+        doing: &'static str,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+    /// Another writer of ours has the file.
+    Locked(PathBuf),
+    /// The file is not a session Pi can open.
+    NotASession {
+        /// The file.
+        path: PathBuf,
+        /// Why, with the line and byte offset where there is one.
+        reason: String,
+    },
+    /// A version 1 or 2 session, which is rewritten only when migration is asked for.
+    NeedsMigration {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        version: u8,
+    },
+}
+
+impl std::fmt::Display for ManagerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ManagerError::Refused(e) => write!(f, "{e}"),
+            ManagerError::Io { path, doing, source } => {
+                write!(f, "{}: cannot {doing}: {source} (the file is as it was)", path.display())
+            }
+            ManagerError::Locked(path) => write!(f, "{}: another session-scan is writing to it", path.display()),
+            ManagerError::NotASession { path, reason } => {
+                write!(f, "{}: not a session Pi can open: {reason}; the file is left as it is", path.display())
+            }
+            ManagerError::NeedsMigration { path, version } => write!(
+                f,
+                "{}: a version {version} session, which Pi rewrites whole when it opens it; ask for migration to rewrite it",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ManagerError {}
+
+impl From<StateError> for ManagerError {
+    fn from(e: StateError) -> Self {
+        ManagerError::Refused(e)
+    }
+}
+
+type Result<T> = std::result::Result<T, ManagerError>;
+
+fn io<'p>(path: &'p Path, doing: &'static str) -> impl FnOnce(std::io::Error) -> ManagerError + 'p {
+    move |source| ManagerError::Io { path: path.to_owned(), doing, source }
+}
+
+/// Where bytes reach the disk: every write of the manager goes through it, so tests can make
+/// the disk fail.
+pub trait Disk: Send {
+    /// Writes all of `bytes` at `file`'s position.
+    fn write(&mut self, file: &mut File, bytes: &[u8]) -> std::io::Result<()>;
+}
+
+/// The real disk.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RealDisk;
+
+impl Disk for RealDisk {
+    fn write(&mut self, file: &mut File, bytes: &[u8]) -> std::io::Result<()> {
+        file.write_all(bytes)
+    }
+}
+
+/// The clock and random UUIDs (v4 for entry ids, v7 for session ids, as Pi draws them).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemSources;
+
+impl Sources for SystemSources {
+    fn now_ms(&mut self) -> i64 {
+        jiff::Timestamp::now().as_millisecond()
+    }
+    fn random_uuid(&mut self) -> String {
+        uuid::Uuid::new_v4().to_string()
+    }
+    fn session_id(&mut self) -> String {
+        uuid::Uuid::now_v7().to_string()
+    }
+}
+
+/// How a manager writes: where time, ids and the disk come from, whether each write is synced,
+/// whether old sessions are migrated.
+pub struct Opener {
+    sources: Box<dyn Sources + Send>,
+    disk: Box<dyn Disk>,
+    sync: bool,
+    migrate: bool,
+}
+
+impl Default for Opener {
+    fn default() -> Self {
+        Opener { sources: Box::new(SystemSources), disk: Box::new(RealDisk), sync: false, migrate: false }
+    }
+}
+
+impl Opener {
+    /// Time and ids from `sources` (tests give fixed ones).
+    pub fn sources(mut self, sources: impl Sources + Send + 'static) -> Self {
+        self.sources = Box::new(sources);
+        self
+    }
+
+    /// Writes through `disk`.
+    pub fn disk(mut self, disk: impl Disk + 'static) -> Self {
+        self.disk = Box::new(disk);
+        self
+    }
+
+    /// Syncs the file to disk after each write (Pi does not).
+    pub fn sync(mut self, sync: bool) -> Self {
+        self.sync = sync;
+        self
+    }
+
+    /// Opening a version 1 or 2 session rewrites it as Pi's migration would (atomically);
+    /// otherwise it is refused.
+    pub fn migrate(mut self, migrate: bool) -> Self {
+        self.migrate = migrate;
+        self
+    }
+
+    fn manager(mut self, cwd: &str, dir: PathBuf, persist: bool) -> Result<SessionManager> {
+        let state = SessionState::new(cwd, persist, &NewSession::default(), &mut *self.sources)?;
+        Ok(SessionManager { state, file: None, dir, handle: None, opener: self })
+    }
+
+    /// `SessionManager.create(cwd, dir)`: a new session in `dir` (default: `cwd`'s folder of the
+    /// store), written once it holds a user or assistant message.
+    pub fn create(self, cwd: &str, dir: Option<&Path>, options: &NewSession) -> Result<SessionManager> {
+        let cwd = crate::store::resolve_path(cwd);
+        let dir = dir.map_or_else(|| default_dir(&cwd), Path::to_owned);
+        let mut m = self.manager(&cwd, dir, true)?;
+        m.new_session(options)?;
+        Ok(m)
+    }
+
+    /// `SessionManager.open(path, dir, cwdOverride)`: the cwd is the override, else the header's,
+    /// else the process's; a missing file becomes a new session at that path; an empty file is
+    /// given a header; anything else that is not a session is refused and left alone.
+    pub fn open(self, path: &Path, dir: Option<&Path>, cwd_override: Option<&str>) -> Result<SessionManager> {
+        let path = PathBuf::from(crate::store::resolve_path(&path.to_string_lossy()));
+        let header_cwd = || crate::resolve::discovery_header(&path).ok().and_then(|h| h.cwd);
+        let cwd = cwd_override.map(str::to_owned).or_else(header_cwd).unwrap_or_default();
+        let cwd = crate::store::resolve_path(&cwd);
+        let dir = dir.map_or_else(|| path.parent().unwrap_or(Path::new("/")).to_owned(), Path::to_owned);
+        let mut m = self.manager(&cwd, dir, true)?;
+        m.set_session_file(&path)?;
+        Ok(m)
+    }
+
+    /// `SessionManager.continueRecent(cwd, dir)`: the newest session of `dir` (default: `cwd`'s
+    /// folder; an other folder counts only sessions of `cwd`), else a new one.
+    pub fn continue_recent(self, cwd: &str, dir: Option<&Path>) -> Result<SessionManager> {
+        let cwd = crate::store::resolve_path(cwd);
+        let own = default_dir(&cwd);
+        let filter = dir.is_some_and(|d| d != own);
+        let dir = dir.map_or(own, Path::to_owned);
+        let recent = crate::resolve::most_recent(&dir, filter.then_some(cwd.as_str()), &mut |_, _| {});
+        let mut m = self.manager(&cwd, dir, true)?;
+        match recent {
+            crate::resolve::Recent::Found(path) => m.set_session_file(&path)?,
+            _ => {
+                m.new_session(&NewSession::default())?;
+            }
+        }
+        Ok(m)
+    }
+
+    /// `SessionManager.inMemory(cwd)`: a session never written.
+    pub fn in_memory(self, cwd: &str, options: &NewSession) -> Result<SessionManager> {
+        let cwd = crate::store::resolve_path(cwd);
+        let mut m = self.manager(&cwd, PathBuf::new(), false)?;
+        m.state.new_session(options, &mut *m.opener.sources)?;
+        Ok(m)
+    }
+
+    /// `SessionManager.forkFrom(source, targetCwd, dir)` (`pi --fork`): every record of `source`
+    /// copied under a new header for `target_cwd` into `dir` (default: its folder of the store),
+    /// then opened.
+    pub fn fork_from(
+        mut self,
+        source: &Path,
+        target_cwd: &str,
+        dir: Option<&Path>,
+        options: &NewSession,
+    ) -> Result<SessionManager> {
+        let source = PathBuf::from(crate::store::resolve_path(&source.to_string_lossy()));
+        let target_cwd = crate::store::resolve_path(target_cwd);
+        let bytes = std::fs::read(&source).map_err(io(&source, "read"))?;
+        let session = crate::load_session(&bytes, &crate::UTC).map_err(|e| not_a_session(&source, &e))?;
+        if let Some(id) = &options.id
+            && !session_core::state::is_valid_session_id(id)
+        {
+            return Err(StateError::BadSessionId(id.clone()).into());
+        }
+        let dir = dir.map_or_else(|| default_dir(&target_cwd), Path::to_owned);
+        let session_id = options.id.clone().unwrap_or_else(|| self.sources.session_id());
+        let timestamp = session_core::state::iso_time(self.sources.now_ms());
+        let parent = source.to_string_lossy().into_owned();
+        let header = session_core::record::Header {
+            id: &session_id,
+            timestamp: &timestamp,
+            cwd: &target_cwd,
+            parent_session: Some(&parent),
+            workflow: None,
+        };
+        let made = session_core::branched::copied_session(&session, &header)
+            .map_err(|e| ManagerError::NotASession { path: source.clone(), reason: e.to_string() })?;
+        drop(session);
+        let target = dir.join(session_core::state::file_name(&timestamp, &session_id));
+        std::fs::create_dir_all(&dir).map_err(io(&dir, "create the folder"))?;
+        let file = create_new(&target, &made, &mut *self.disk, self.sync)?;
+        drop(file);
+        let mut m = self.manager(&target_cwd, dir, true)?;
+        m.set_session_file(&target)?;
+        Ok(m)
+    }
+}
+
+/// `getDefaultSessionDir(cwd)`: the cwd's folder of the default store.
+pub fn default_dir(resolved_cwd: &str) -> PathBuf {
+    crate::store::default_root(false).join(crate::store::encode_cwd(resolved_cwd))
+}
+
+fn not_a_session(path: &Path, e: &session_core::LoadError) -> ManagerError {
+    let (line, offset) = e.place();
+    let place = match (line, offset) {
+        (Some(l), Some(o)) => format!("line {l}, byte {o}: "),
+        _ => String::new(),
+    };
+    ManagerError::NotASession { path: path.to_owned(), reason: format!("{place}{}", e.reason()) }
+}
+
+/// Opens `path` to append to it, locked against our other writers.
+fn open_locked(path: &Path) -> Result<File> {
+    let file = std::fs::OpenOptions::new().read(true).append(true).open(path).map_err(io(path, "open"))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(ManagerError::Locked(path.to_owned())),
+        Err(std::fs::TryLockError::Error(e)) => Err(ManagerError::Io { path: path.to_owned(), doing: "lock", source: e }),
+    }
+}
+
+/// Creates `path` exclusively and writes `bytes`; a failed write removes it.
+fn create_new(path: &Path, bytes: &[u8], disk: &mut dyn Disk, sync: bool) -> Result<File> {
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create_new(true)
+        .open(path)
+        .map_err(io(path, "create"))?;
+    let _ = file.try_lock();
+    let written = disk.write(&mut file, bytes).and_then(|()| if sync { file.sync_all() } else { Ok(()) });
+    if let Err(e) = written {
+        drop(file);
+        let _ = std::fs::remove_file(path);
+        return Err(ManagerError::Io { path: path.to_owned(), doing: "write", source: e });
+    }
+    if sync {
+        sync_folder(path);
+    }
+    Ok(file)
+}
+
+/// Makes a rename or a new name in `path`'s folder durable.
+fn sync_folder(path: &Path) {
+    if let Some(dir) = path.parent()
+        && let Ok(d) = File::open(dir)
+    {
+        let _ = d.sync_all();
+    }
+}
+
+/// Replaces `path` with `bytes`: a temporary file beside it, written, synced, renamed over (a
+/// crash leaves the old file or the new one).
+fn replace_file(path: &Path, bytes: &[u8], disk: &mut dyn Disk) -> Result<()> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(io(&tmp, "create"))?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = file.set_permissions(meta.permissions());
+    }
+    let written = disk.write(&mut file, bytes).and_then(|()| file.sync_all());
+    drop(file);
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(ManagerError::Io { path: path.to_owned(), doing: "rewrite", source: e });
+    }
+    sync_folder(path);
+    Ok(())
+}
+
+/// Pi 1.6's `SessionManager`: a session in memory and, unless it is held in memory only, its
+/// file.
+pub struct SessionManager {
+    state: SessionState,
+    file: Option<PathBuf>,
+    dir: PathBuf,
+    /// The file, open in append mode and locked, once it exists.
+    handle: Option<File>,
+    opener: Opener,
+}
+
+impl SessionManager {
+    /// [`Opener::create`] with the clock and random ids.
+    pub fn create(cwd: &str, dir: Option<&Path>) -> Result<SessionManager> {
+        Opener::default().create(cwd, dir, &NewSession::default())
+    }
+
+    /// [`Opener::open`] with the clock and random ids.
+    pub fn open(path: &Path) -> Result<SessionManager> {
+        Opener::default().open(path, None, None)
+    }
+
+    /// [`Opener::continue_recent`] with the clock and random ids.
+    pub fn continue_recent(cwd: &str, dir: Option<&Path>) -> Result<SessionManager> {
+        Opener::default().continue_recent(cwd, dir)
+    }
+
+    /// [`Opener::in_memory`] with the clock and random ids.
+    pub fn in_memory(cwd: &str) -> Result<SessionManager> {
+        Opener::default().in_memory(cwd, &NewSession::default())
+    }
+
+    /// [`Opener::fork_from`] with the clock and random ids.
+    pub fn fork_from(source: &Path, target_cwd: &str, dir: Option<&Path>) -> Result<SessionManager> {
+        Opener::default().fork_from(source, target_cwd, dir, &NewSession::default())
+    }
+
+    /// What is held in memory: the records, the leaf, and the readers (`session()` for the
+    /// tree, branches, labels and name; `leaf_choice()` for the context).
+    pub fn state(&self) -> &SessionState {
+        &self.state
+    }
+
+    /// `getSessionFile()`.
+    pub fn session_file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    /// `getSessionDir()`.
+    pub fn session_dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// `getSessionId()`.
+    pub fn session_id(&self) -> &str {
+        self.state.session_id()
+    }
+
+    /// `getSessionName()`.
+    pub fn name(&self) -> Option<String> {
+        self.state.session().name().map(|n| n.to_str_lossy().into_owned())
+    }
+
+    /// `newSession(options)`: a new session in the session folder. Returns its file.
+    pub fn new_session(&mut self, options: &NewSession) -> Result<Option<PathBuf>> {
+        let name = self.state.new_session(options, &mut *self.opener.sources)?;
+        self.handle = None;
+        self.file = self.state.is_persisted().then(|| self.dir.join(name));
+        Ok(self.file.clone())
+    }
+
+    /// `setSessionFile(path)`: continues the session in `path` (see [`Opener::open`]).
+    pub fn set_session_file(&mut self, path: &Path) -> Result<()> {
+        let path = PathBuf::from(crate::store::resolve_path(&path.to_string_lossy()));
+        if !path.exists() {
+            self.state.new_session(&NewSession::default(), &mut *self.opener.sources)?;
+            self.handle = None;
+            self.file = Some(path);
+            return Ok(());
+        }
+        let mut handle = open_locked(&path)?;
+        let mut bytes = Vec::new();
+        handle.read_to_end(&mut bytes).map_err(io(&path, "read"))?;
+        if bytes.is_empty() {
+            // An empty file is given a header.
+            let mut state = SessionState::new(self.state.cwd(), true, &NewSession::default(), &mut *self.opener.sources)?;
+            let header = state.bytes().to_vec();
+            let written = self.opener.disk.write(&mut handle, &header);
+            if let Err(e) = written {
+                let _ = handle.set_len(0);
+                return Err(ManagerError::Io { path, doing: "write", source: e });
+            }
+            state.set_flushed();
+            self.finish_open(state, path, handle);
+            return Ok(());
+        }
+        let session = crate::load_session(&bytes, &crate::UTC).map_err(|e| not_a_session(&path, &e))?;
+        if let Some(version) = session.migrated_from {
+            if !self.opener.migrate {
+                return Err(ManagerError::NeedsMigration { path, version });
+            }
+            let migrated = session_core::state::migrated_bytes(&session, &mut *self.opener.sources)?;
+            drop(session);
+            replace_file(&path, &migrated, &mut *self.opener.disk)?;
+            let handle = open_locked(&path)?;
+            let session = crate::load_session(&migrated, &crate::UTC).map_err(|e| not_a_session(&path, &e))?;
+            let state = SessionState::loaded(&session, self.state.cwd());
+            drop(session);
+            self.finish_open(state.with_bytes(migrated), path, handle);
+            return Ok(());
+        }
+        let state = SessionState::loaded(&session, self.state.cwd());
+        drop(session);
+        self.finish_open(state.with_bytes(bytes), path, handle);
+        Ok(())
+    }
+
+    fn finish_open(&mut self, mut state: SessionState, path: PathBuf, handle: File) {
+        state.set_persisted(self.state.is_persisted());
+        self.state = state;
+        self.file = Some(path);
+        self.handle = Some(handle);
+    }
+
+    /// Writes what an operation writes.
+    fn perform(&mut self, write: &Write) -> Result<()> {
+        match write {
+            Write::Nothing => Ok(()),
+            Write::Append(bytes) => {
+                let path = self.file.clone().unwrap_or_default();
+                let Some(handle) = self.handle.as_mut() else {
+                    return Err(ManagerError::Io {
+                        path,
+                        doing: "append",
+                        source: std::io::Error::other("the file is not open"),
+                    });
+                };
+                let length = handle.metadata().map_err(io(&path, "append"))?.len();
+                let written = self
+                    .opener
+                    .disk
+                    .write(handle, bytes)
+                    .and_then(|()| if self.opener.sync { handle.sync_data() } else { Ok(()) });
+                if let Err(e) = written {
+                    // What reached the file is cut back off.
+                    let _ = handle.set_len(length);
+                    return Err(ManagerError::Io { path, doing: "append", source: e });
+                }
+                Ok(())
+            }
+            Write::Create(bytes) => {
+                let path = self.file.clone().unwrap_or_default();
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(io(dir, "create the folder"))?;
+                }
+                self.handle = Some(create_new(&path, bytes, &mut *self.opener.disk, self.opener.sync)?);
+                Ok(())
+            }
+            Write::Replace(bytes) => {
+                let path = self.file.clone().unwrap_or_default();
+                replace_file(&path, bytes, &mut *self.opener.disk)?;
+                self.handle = Some(open_locked(&path)?);
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes a prepared append, then takes it in; a failed write leaves memory as it was.
+    fn finish(&mut self, pending: Pending) -> Result<String> {
+        match self.perform(&pending.write) {
+            Ok(()) => {
+                let id = pending.id.clone();
+                self.state.commit(pending);
+                Ok(id)
+            }
+            Err(e) => {
+                self.state.abandon(pending);
+                Err(e)
+            }
+        }
+    }
+
+    /// `appendMessage(message)`: any role. Returns the new entry's id.
+    pub fn append_message(&mut self, message: &Value<'_>) -> Result<String> {
+        let p = self.state.message(message, &mut *self.opener.sources);
+        self.finish(p)
+    }
+
+    /// `appendThinkingLevelChange(level)`.
+    pub fn append_thinking_level_change(&mut self, level: &str) -> Result<String> {
+        let p = self.state.thinking_level_change(level, &mut *self.opener.sources);
+        self.finish(p)
+    }
+
+    /// `appendModelChange(provider, modelId)`.
+    pub fn append_model_change(&mut self, provider: &str, model_id: &str) -> Result<String> {
+        let p = self.state.model_change(provider, model_id, &mut *self.opener.sources);
+        self.finish(p)
+    }
+
+    /// `appendUsage(kind, provider, model, usage, note)`.
+    pub fn append_usage(
+        &mut self,
+        kind: &str,
+        provider: &str,
+        model: &str,
+        usage: &Value<'_>,
+        note: Option<&str>,
+    ) -> Result<String> {
+        let p = self.state.usage(kind, provider, model, usage, note, &mut *self.opener.sources);
+        self.finish(p)
+    }
+
+    /// `appendCompaction(...)`, with the replayed system prompt as `systemMessage`.
+    pub fn append_compaction(&mut self, c: &Compaction<'_>) -> Result<String> {
+        let p = self.state.compaction(c, &mut *self.opener.sources)?;
+        self.finish(p)
+    }
+
+    /// `appendCustomEntry(customType, data)`.
+    pub fn append_custom(&mut self, custom_type: &str, data: Option<&Value<'_>>) -> Result<String> {
+        let p = self.state.custom(custom_type, data, &mut *self.opener.sources);
+        self.finish(p)
+    }
+
+    /// `appendCustomMessageEntry(customType, content, display, details)`.
+    pub fn append_custom_message(
+        &mut self,
+        custom_type: &str,
+        content: &Value<'_>,
+        display: bool,
+        details: Option<&Value<'_>>,
+    ) -> Result<String> {
+        let p = self.state.custom_message(custom_type, content, display, details, &mut *self.opener.sources);
+        self.finish(p)
+    }
+
+    /// `appendSessionInfo(name)`.
+    pub fn append_session_info(&mut self, name: &str) -> Result<String> {
+        let p = self.state.session_info(name, &mut *self.opener.sources);
+        self.finish(p)
+    }
+
+    /// `appendLabelChange(targetId, label)`: `None` clears.
+    pub fn append_label_change(&mut self, target: &str, label: Option<&str>) -> Result<String> {
+        let p = self.state.label(target, label, &mut *self.opener.sources)?;
+        self.finish(p)
+    }
+
+    /// `appendContextEdit(targetId, replacement)`.
+    pub fn append_context_edit(&mut self, target: &str, replacement: &Value<'_>) -> Result<String> {
+        let p = self.state.context_edit(target, replacement, &mut *self.opener.sources)?;
+        self.finish(p)
+    }
+
+    /// `branch(id)`.
+    pub fn branch(&mut self, id: &str) -> Result<()> {
+        Ok(self.state.branch(id)?)
+    }
+
+    /// `resetLeaf()`.
+    pub fn reset_leaf(&mut self) {
+        self.state.reset_leaf();
+    }
+
+    /// `branchWithSummary(fromId, summary, details, fromHook, usage)`.
+    pub fn branch_with_summary(&mut self, from: Option<&str>, s: &BranchSummary<'_>) -> Result<String> {
+        let p = self.state.branch_with_summary(from, s, &mut *self.opener.sources)?;
+        self.finish(p)
+    }
+
+    /// `createBranchedSession(leafId)`: continues in a new session holding one branch; returns
+    /// its file (written now when the branch holds a conversation), or `None` in memory.
+    pub fn create_branched_session(&mut self, leaf: Option<&str>) -> Result<Option<PathBuf>> {
+        let parent = self.file.as_ref().map(|f| f.to_string_lossy().into_owned());
+        let made = self.state.branched(leaf, parent.as_deref(), &mut *self.opener.sources)?;
+        if !self.state.is_persisted() {
+            self.state.take_branched(made);
+            return Ok(None);
+        }
+        let target = self.dir.join(&made.file_name);
+        let handle = if made.has_conversation {
+            std::fs::create_dir_all(&self.dir).map_err(io(&self.dir, "create the folder"))?;
+            Some(create_new(&target, &made.bytes, &mut *self.opener.disk, self.opener.sync)?)
+        } else {
+            None
+        };
+        self.state.take_branched(made);
+        self.handle = handle;
+        self.file = Some(target.clone());
+        Ok(Some(target))
+    }
+
+    /// Atomic's `markSessionInternal(workflow)`: `false` when the header already has a valid
+    /// marker (it is never overwritten).
+    pub fn mark_session_internal(&mut self, workflow: &Workflow) -> Result<bool> {
+        let before = self.state.clone();
+        match self.state.mark_internal(workflow)? {
+            None => Ok(false),
+            Some(write) => match self.perform(&write) {
+                Ok(()) => Ok(true),
+                Err(e) => {
+                    self.state = before;
+                    Err(e)
+                }
+            },
+        }
+    }
+}
