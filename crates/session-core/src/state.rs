@@ -308,6 +308,12 @@ impl SessionState {
         self.persist = persist;
     }
 
+    /// The file name Pi gives this session when it makes it: `<header time>_<id>.jsonl`.
+    pub fn file_name(&self) -> String {
+        let timestamp = self.header.get("timestamp").and_then(Value::as_str).map(|t| t.to_str_lossy().into_owned());
+        file_name(timestamp.as_deref().unwrap_or(""), &self.session_id)
+    }
+
     /// Whether appends reach a file (`false` for `inMemory`).
     pub fn is_persisted(&self) -> bool {
         self.persist

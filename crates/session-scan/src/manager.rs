@@ -159,59 +159,58 @@ impl Opener {
         self
     }
 
-    fn manager(mut self, cwd: &str, dir: PathBuf, persist: bool) -> Result<SessionManager> {
-        let state = SessionState::new(cwd, persist, &NewSession::default(), &mut *self.sources)?;
-        Ok(SessionManager { state, file: None, dir, handle: None, opener: self })
+    fn manager(self, state: SessionState, file: Option<PathBuf>, dir: PathBuf, handle: Option<File>) -> SessionManager {
+        SessionManager { state, file, dir, handle, opener: self }
     }
 
     /// `SessionManager.create(cwd, dir)`: a new session in `dir` (default: `cwd`'s folder of the
     /// store), written once it holds a user or assistant message.
-    pub fn create(self, cwd: &str, dir: Option<&Path>, options: &NewSession) -> Result<SessionManager> {
+    pub fn create(mut self, cwd: &str, dir: Option<&Path>, options: &NewSession) -> Result<SessionManager> {
         let cwd = crate::store::resolve_path(cwd);
         let dir = dir.map_or_else(|| default_dir(&cwd), Path::to_owned);
-        let mut m = self.manager(&cwd, dir, true)?;
-        m.new_session(options)?;
-        Ok(m)
+        let state = SessionState::new(&cwd, true, options, &mut *self.sources)?;
+        let file = dir.join(state.file_name());
+        Ok(self.manager(state, Some(file), dir, None))
     }
 
     /// `SessionManager.open(path, dir, cwdOverride)`: the cwd is the override, else the header's,
     /// else the process's; a missing file becomes a new session at that path; an empty file is
     /// given a header; anything else that is not a session is refused and left alone.
-    pub fn open(self, path: &Path, dir: Option<&Path>, cwd_override: Option<&str>) -> Result<SessionManager> {
+    pub fn open(mut self, path: &Path, dir: Option<&Path>, cwd_override: Option<&str>) -> Result<SessionManager> {
         let path = PathBuf::from(crate::store::resolve_path(&path.to_string_lossy()));
         let header_cwd = || crate::resolve::discovery_header(&path).ok().and_then(|h| h.cwd);
         let cwd = cwd_override.map(str::to_owned).or_else(header_cwd).unwrap_or_default();
         let cwd = crate::store::resolve_path(&cwd);
         let dir = dir.map_or_else(|| path.parent().unwrap_or(Path::new("/")).to_owned(), Path::to_owned);
-        let mut m = self.manager(&cwd, dir, true)?;
-        m.set_session_file(&path)?;
-        Ok(m)
+        let (state, handle) = self.load_file(&path, &cwd, true)?;
+        Ok(self.manager(state, Some(path), dir, handle))
     }
 
     /// `SessionManager.continueRecent(cwd, dir)`: the newest session of `dir` (default: `cwd`'s
     /// folder; an other folder counts only sessions of `cwd`), else a new one.
-    pub fn continue_recent(self, cwd: &str, dir: Option<&Path>) -> Result<SessionManager> {
+    pub fn continue_recent(mut self, cwd: &str, dir: Option<&Path>) -> Result<SessionManager> {
         let cwd = crate::store::resolve_path(cwd);
         let own = default_dir(&cwd);
         let filter = dir.is_some_and(|d| d != own);
         let dir = dir.map_or(own, Path::to_owned);
-        let recent = crate::resolve::most_recent(&dir, filter.then_some(cwd.as_str()), &mut |_, _| {});
-        let mut m = self.manager(&cwd, dir, true)?;
-        match recent {
-            crate::resolve::Recent::Found(path) => m.set_session_file(&path)?,
+        match crate::resolve::most_recent(&dir, filter.then_some(cwd.as_str()), &mut |_, _| {}) {
+            crate::resolve::Recent::Found(path) => {
+                let (state, handle) = self.load_file(&path, &cwd, true)?;
+                Ok(self.manager(state, Some(path), dir, handle))
+            }
             _ => {
-                m.new_session(&NewSession::default())?;
+                let state = SessionState::new(&cwd, true, &NewSession::default(), &mut *self.sources)?;
+                let file = dir.join(state.file_name());
+                Ok(self.manager(state, Some(file), dir, None))
             }
         }
-        Ok(m)
     }
 
     /// `SessionManager.inMemory(cwd)`: a session never written.
-    pub fn in_memory(self, cwd: &str, options: &NewSession) -> Result<SessionManager> {
+    pub fn in_memory(mut self, cwd: &str, options: &NewSession) -> Result<SessionManager> {
         let cwd = crate::store::resolve_path(cwd);
-        let mut m = self.manager(&cwd, PathBuf::new(), false)?;
-        m.state.new_session(options, &mut *m.opener.sources)?;
-        Ok(m)
+        let state = SessionState::new(&cwd, false, options, &mut *self.sources)?;
+        Ok(self.manager(state, None, PathBuf::new(), None))
     }
 
     /// `SessionManager.forkFrom(source, targetCwd, dir)` (`pi --fork`): every record of `source`
@@ -249,11 +248,58 @@ impl Opener {
         drop(session);
         let target = dir.join(session_core::state::file_name(&timestamp, &session_id));
         std::fs::create_dir_all(&dir).map_err(io(&dir, "create the folder"))?;
-        let file = create_new(&target, &made, &mut *self.disk, self.sync)?;
-        drop(file);
-        let mut m = self.manager(&target_cwd, dir, true)?;
-        m.set_session_file(&target)?;
-        Ok(m)
+        drop(create_new(&target, &made, &mut *self.disk, self.sync)?);
+        let (state, handle) = self.load_file(&target, &target_cwd, true)?;
+        Ok(self.manager(state, Some(target), dir, handle))
+    }
+
+    /// `_setSessionFile(path)`: the session in `path` (a new one when there is no such file), and
+    /// the file, open and locked, when it exists.
+    fn load_file(&mut self, path: &Path, cwd: &str, persist: bool) -> Result<(SessionState, Option<File>)> {
+        if !path.exists() {
+            let state = SessionState::new(cwd, persist, &NewSession::default(), &mut *self.sources)?;
+            return Ok((state, None));
+        }
+        let mut handle = open_locked(path)?;
+        let mut bytes = Vec::new();
+        handle.read_to_end(&mut bytes).map_err(io(path, "read"))?;
+        if bytes.is_empty() {
+            // An empty file is given a header.
+            let mut state = SessionState::new(cwd, persist, &NewSession::default(), &mut *self.sources)?;
+            if persist {
+                if let Err(e) = self.disk.write(&mut handle, state.bytes()) {
+                    let _ = handle.set_len(0);
+                    return Err(ManagerError::Io { path: path.to_owned(), doing: "write", source: e });
+                }
+                state.set_flushed();
+            }
+            return Ok((state, Some(handle)));
+        }
+        let session = crate::load_session(&bytes, &crate::UTC).map_err(|e| not_a_session(path, &e))?;
+        let (state, handle) = match session.migrated_from {
+            Some(version) if !self.migrate => {
+                return Err(ManagerError::NeedsMigration { path: path.to_owned(), version });
+            }
+            Some(_) => {
+                let migrated = session_core::state::migrated_bytes(&session, &mut *self.sources)?;
+                drop(session);
+                drop(handle);
+                replace_file(path, &migrated, &mut *self.disk)?;
+                let handle = open_locked(path)?;
+                let session = crate::load_session(&migrated, &crate::UTC).map_err(|e| not_a_session(path, &e))?;
+                let state = SessionState::loaded(&session, cwd);
+                drop(session);
+                (state.with_bytes(migrated), handle)
+            }
+            None => {
+                let state = SessionState::loaded(&session, cwd);
+                drop(session);
+                (state.with_bytes(bytes), handle)
+            }
+        };
+        let mut state = state;
+        state.set_persisted(persist);
+        Ok((state, Some(handle)))
     }
 }
 
@@ -401,57 +447,26 @@ impl SessionManager {
         Ok(self.file.clone())
     }
 
-    /// `setSessionFile(path)`: continues the session in `path` (see [`Opener::open`]).
+    /// `setSessionFile(path)`: continues the session in `path` (see [`Opener::open`]); the cwd
+    /// stays this manager's.
     pub fn set_session_file(&mut self, path: &Path) -> Result<()> {
         let path = PathBuf::from(crate::store::resolve_path(&path.to_string_lossy()));
-        if !path.exists() {
-            self.state.new_session(&NewSession::default(), &mut *self.opener.sources)?;
-            self.handle = None;
-            self.file = Some(path);
-            return Ok(());
-        }
-        let mut handle = open_locked(&path)?;
-        let mut bytes = Vec::new();
-        handle.read_to_end(&mut bytes).map_err(io(&path, "read"))?;
-        if bytes.is_empty() {
-            // An empty file is given a header.
-            let mut state = SessionState::new(self.state.cwd(), true, &NewSession::default(), &mut *self.opener.sources)?;
-            let header = state.bytes().to_vec();
-            let written = self.opener.disk.write(&mut handle, &header);
-            if let Err(e) = written {
-                let _ = handle.set_len(0);
-                return Err(ManagerError::Io { path, doing: "write", source: e });
+        let cwd = self.state.cwd().to_owned();
+        let persist = self.state.is_persisted();
+        // The file is let go first: the same file may be opened again.
+        let held = self.handle.take().is_some();
+        let (state, handle) = match self.opener.load_file(&path, &cwd, persist) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                // Still this manager's file: it is taken back.
+                self.handle = self.file.as_deref().filter(|_| held).and_then(|old| open_locked(old).ok());
+                return Err(e);
             }
-            state.set_flushed();
-            self.finish_open(state, path, handle);
-            return Ok(());
-        }
-        let session = crate::load_session(&bytes, &crate::UTC).map_err(|e| not_a_session(&path, &e))?;
-        if let Some(version) = session.migrated_from {
-            if !self.opener.migrate {
-                return Err(ManagerError::NeedsMigration { path, version });
-            }
-            let migrated = session_core::state::migrated_bytes(&session, &mut *self.opener.sources)?;
-            drop(session);
-            replace_file(&path, &migrated, &mut *self.opener.disk)?;
-            let handle = open_locked(&path)?;
-            let session = crate::load_session(&migrated, &crate::UTC).map_err(|e| not_a_session(&path, &e))?;
-            let state = SessionState::loaded(&session, self.state.cwd());
-            drop(session);
-            self.finish_open(state.with_bytes(migrated), path, handle);
-            return Ok(());
-        }
-        let state = SessionState::loaded(&session, self.state.cwd());
-        drop(session);
-        self.finish_open(state.with_bytes(bytes), path, handle);
-        Ok(())
-    }
-
-    fn finish_open(&mut self, mut state: SessionState, path: PathBuf, handle: File) {
-        state.set_persisted(self.state.is_persisted());
+        };
         self.state = state;
         self.file = Some(path);
-        self.handle = Some(handle);
+        self.handle = handle;
+        Ok(())
     }
 
     /// Writes what an operation writes.
