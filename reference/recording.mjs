@@ -36,3 +36,50 @@ export function sessionFiles(dir) {
 	}
 	return out;
 }
+
+/** A clock the caller sets: `new Date()` and `Date.now()` give the last time set. */
+export function settableClock(iso) {
+	let now = Date.parse(iso);
+	const RealDate = Date;
+	globalThis.Date = class extends RealDate {
+		constructor(...args) {
+			if (args.length === 0) super(now);
+			else super(...args);
+		}
+		static now() {
+			return now;
+		}
+	};
+	return (next) => {
+		now = typeof next === "number" ? next : Date.parse(next);
+	};
+}
+
+/**
+ * `crypto.randomUUID()` made countable: the k-th call (from 1) gives `countedUuid(k)`, whose
+ * first eight characters take one of 97 values, so that Pi's id collision checks are exercised.
+ * `crypto.getRandomValues` gives a fixed byte sequence, so that session ids (UUIDv7) repeat from
+ * run to run. Returns a function that starts the count again.
+ */
+export async function countedRandomness() {
+	const { createRequire, syncBuiltinESMExports } = await import("node:module");
+	const require = createRequire(import.meta.url);
+	const crypto = require("node:crypto");
+	let k = 0;
+	crypto.randomUUID = () => countedUuid(++k);
+	syncBuiltinESMExports();
+	let byte = 0;
+	globalThis.crypto.getRandomValues = (array) => {
+		for (let i = 0; i < array.length; i++) array[i] = (byte = (byte * 73 + 41) & 0xff);
+		return array;
+	};
+	return () => {
+		k = 0;
+	};
+}
+
+/** The k-th counted UUID. */
+export function countedUuid(k) {
+	const short = ((Math.imul(k, 2654435761) >>> 0) % 97).toString(16).padStart(8, "0");
+	return `${short}-0000-4000-8000-${k.toString(16).padStart(12, "0")}`;
+}

@@ -179,9 +179,7 @@ pub fn is_valid_session_id(id: &str) -> bool {
     let b = id.as_bytes();
     let alnum = |c: &u8| c.is_ascii_alphanumeric();
     match (b.first(), b.last()) {
-        (Some(f), Some(l)) => {
-            alnum(f) && alnum(l) && b.iter().all(|c| alnum(c) || matches!(c, b'.' | b'_' | b'-'))
-        }
+        (Some(f), Some(l)) => alnum(f) && alnum(l) && b.iter().all(|c| alnum(c) || matches!(c, b'.' | b'_' | b'-')),
         _ => false,
     }
 }
@@ -772,7 +770,9 @@ fn unreachable_session() -> ! {
 /// a compaction's `firstKeptEntryIndex` becomes `firstKeptEntryId`; `hookMessage` roles become
 /// `custom`. Lines that do not parse are left out, as Pi leaves them out.
 pub fn migrated_bytes(session: &Session<'_>, sources: &mut dyn Sources) -> Result<Vec<u8>, StateError> {
-    let Some(from) = session.migrated_from else { return Err(StateError::Malformed("not a version 1 or 2 session".into())) };
+    let Some(from) = session.migrated_from else {
+        return Err(StateError::Malformed("not a version 1 or 2 session".into()));
+    };
     let arena = Bump::new();
     let mut values = Vec::with_capacity(session.records.len());
     for e in &session.records {
@@ -852,14 +852,17 @@ pub fn migrated_bytes(session: &Session<'_>, sources: &mut dyn Sources) -> Resul
 /// `getCurrentSystemMessage(messages)` (pi-ai): the system messages replayed into one, without
 /// its `timestamp` (the compaction sets its own). `None` when there is no system message with a
 /// timestamp and no tool.
-fn current_system_message<'b>(messages: &[Message<'b>], arena: &'b Bump) -> Result<Option<Object<'static>>, StateError> {
+fn current_system_message<'b>(
+    messages: &[Message<'b>],
+    arena: &'b Bump,
+) -> Result<Option<Object<'static>>, StateError> {
     let mut content: Vec<String> = Vec::new();
     let mut sections: Vec<(JsStr<'static>, Value<'static>)> = Vec::new();
     let mut tools: Vec<(PropertyValue<'static>, Value<'static>)> = Vec::new();
     let mut timestamp_set = false;
     for m in messages {
         let v = m.to_value(arena);
-        if !v.get("role").and_then(Value::as_str).is_some_and(|r| r.as_bytes() == b"system") {
+        if v.get("role").and_then(Value::as_str).is_none_or(|r| r.as_bytes() != b"system") {
             continue;
         }
         // `timestamp ??= message.timestamp`.
@@ -1043,10 +1046,16 @@ mod tests {
         s.commit(p);
         let bad = Value::str("no");
         assert_eq!(s.context_edit("00000001", &bad, &mut src).unwrap_err(), StateError::BadReplacement);
-        assert_eq!(s.context_edit("00000002", &Value::Null, &mut src).unwrap_err(), StateError::NotEditable("00000002".into()));
+        assert_eq!(
+            s.context_edit("00000002", &Value::Null, &mut src).unwrap_err(),
+            StateError::NotEditable("00000002".into())
+        );
         assert_eq!(s.context_edit("zz", &Value::Null, &mut src).unwrap_err(), StateError::NotFound("zz".into()));
         s.reset_leaf();
-        assert_eq!(s.context_edit("00000001", &Value::Null, &mut src).unwrap_err(), StateError::NotOnBranch("00000001".into()));
+        assert_eq!(
+            s.context_edit("00000001", &Value::Null, &mut src).unwrap_err(),
+            StateError::NotOnBranch("00000001".into())
+        );
         s.branch("00000002").unwrap();
         assert!(s.context_edit("00000001", &Value::Null, &mut src).is_ok());
     }

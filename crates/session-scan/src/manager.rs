@@ -323,18 +323,16 @@ fn open_locked(path: &Path) -> Result<File> {
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(std::fs::TryLockError::WouldBlock) => Err(ManagerError::Locked(path.to_owned())),
-        Err(std::fs::TryLockError::Error(e)) => Err(ManagerError::Io { path: path.to_owned(), doing: "lock", source: e }),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(ManagerError::Io { path: path.to_owned(), doing: "lock", source: e })
+        }
     }
 }
 
 /// Creates `path` exclusively and writes `bytes`; a failed write removes it.
 fn create_new(path: &Path, bytes: &[u8], disk: &mut dyn Disk, sync: bool) -> Result<File> {
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create_new(true)
-        .open(path)
-        .map_err(io(path, "create"))?;
+    let mut file =
+        std::fs::OpenOptions::new().read(true).append(true).create_new(true).open(path).map_err(io(path, "create"))?;
     let _ = file.try_lock();
     let written = disk.write(&mut file, bytes).and_then(|()| if sync { file.sync_all() } else { Ok(()) });
     if let Err(e) = written {
@@ -443,7 +441,10 @@ impl SessionManager {
     pub fn new_session(&mut self, options: &NewSession) -> Result<Option<PathBuf>> {
         let name = self.state.new_session(options, &mut *self.opener.sources)?;
         self.handle = None;
-        self.file = self.state.is_persisted().then(|| self.dir.join(name));
+        // In memory the file stays what it was (Pi returns it all the same).
+        if self.state.is_persisted() {
+            self.file = Some(self.dir.join(name));
+        }
         Ok(self.file.clone())
     }
 
