@@ -329,3 +329,39 @@ for (const corpus of ["edge/sessions", "hostile/sessions", "sample-16/sessions"]
 	}
 }
 writeFileSync("migrations.jsonl", `${migrations.join("\n")}\n`);
+
+// Cuts: the case file with the most entry types (under 16 KiB) is cut at every byte offset and
+// each prefix opened by Pi (`cut.jsonl` is the file; `cuts.jsonl` one line per run of offsets
+// with the same outcome: the entries Pi loaded, its leaf, or its error).
+{
+	let best = null;
+	for (const line of lines) {
+		for (const text of Object.values(JSON.parse(line).files)) {
+			const bytes = Buffer.byteLength(text);
+			if (bytes > 16384) continue;
+			const types = new Set(text.split("\n").filter(Boolean).map((l) => JSON.parse(l).type)).size;
+			if (best === null || types > best.types || (types === best.types && bytes > best.bytes)) best = { text, types, bytes };
+		}
+	}
+	const bytes = Buffer.from(best.text);
+	writeFileSync("cut.jsonl", bytes);
+	const tmp = mkdtempSync(join(tmpdir(), "pi-cut-"));
+	const runs = [];
+	for (let at = 0; at <= bytes.length; at++) {
+		const copy = join(tmp, `${at}.jsonl`);
+		writeFileSync(copy, bytes.subarray(0, at));
+		let outcome;
+		try {
+			const sm = SessionManager.open(copy);
+			outcome = { entries: sm.getEntries().length, leaf: sm.getLeafId() ?? null };
+		} catch (err) {
+			outcome = { error: String(err?.message ?? err).split(copy).join("<file>") };
+		}
+		rmSync(copy);
+		const last = runs[runs.length - 1];
+		if (last && JSON.stringify(last.outcome) === JSON.stringify(outcome)) last.to = at;
+		else runs.push({ from: at, to: at, outcome });
+	}
+	rmSync(tmp, { recursive: true, force: true });
+	writeFileSync("cuts.jsonl", `${runs.map((r) => JSON.stringify(r)).join("\n")}\n`);
+}

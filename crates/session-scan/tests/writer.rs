@@ -326,3 +326,201 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Fixed time and counted ids, for files written outside the scripts.
+fn fixed_sources() -> Shared {
+    let s = Shared::default();
+    s.0.lock().unwrap().now = 1_772_400_000_000;
+    s.0.lock().unwrap().session_ids = (0..10).map(|k| format!("019ca000-0000-7000-8000-{k:012x}")).collect();
+    s
+}
+
+#[test]
+fn every_cut_of_a_written_file_keeps_its_complete_records() {
+    let bytes = std::fs::read(corpus("cut.jsonl")).unwrap();
+    let runs: Vec<Json> = std::fs::read_to_string(corpus("cuts.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let outcome = |at: usize| {
+        let run = runs
+            .iter()
+            .find(|r| r["from"].as_u64().unwrap() as usize <= at && at <= r["to"].as_u64().unwrap() as usize);
+        run.unwrap_or_else(|| panic!("no outcome recorded for {at}"))["outcome"].clone()
+    };
+    let tmp = tempdir("cuts");
+    let file = tmp.as_path().join("cut.jsonl");
+    let mut appended = 0;
+    for at in 0..=bytes.len() {
+        let prefix = &bytes[..at];
+        let expected = outcome(at);
+        // Our loader sees what Pi's sees.
+        match session_core::Session::load(prefix) {
+            Ok(s) => {
+                let leaf = match s.leaf_id() {
+                    Some(session_core::PropertyValue::Str(id)) => Json::String(id.to_str_lossy().into_owned()),
+                    _ => Json::Null,
+                };
+                assert_eq!(expected["entries"].as_u64(), Some(s.entries().count() as u64), "cut at {at}");
+                assert_eq!(expected["leaf"], leaf, "cut at {at}");
+                // Every complete line is a record: only the cut line can be lost.
+                let complete = prefix.iter().filter(|&&b| b == b'\n').count();
+                assert!(s.entries().count() + 1 >= complete, "cut at {at}: a complete record was lost");
+            }
+            Err(session_core::LoadError::Empty) => assert_eq!(expected["entries"], 0, "cut at {at}"),
+            Err(e) => assert!(expected.get("error").is_some(), "cut at {at}: Pi loaded it, we said {e:?}"),
+        }
+        // Appending to the cut file keeps every record it holds, and the new one loads.
+        std::fs::write(&file, prefix).unwrap();
+        match Opener::default().sources(fixed_sources()).open(&file, None, None) {
+            Ok(mut m) => {
+                let before = m.state().entry_count();
+                let id = m.append_session_info("after the cut").unwrap();
+                drop(m);
+                let written = std::fs::read(&file).unwrap();
+                assert!(written.starts_with(prefix) || at == 0, "cut at {at}: the file's bytes were changed");
+                let s = session_core::Session::load(&written).unwrap();
+                assert_eq!(s.entries().count(), before + 1, "cut at {at}");
+                assert_eq!(s.leaf_id().map(|l| l.to_js_string().into_owned()), Some(id.into_bytes()), "cut at {at}");
+                appended += 1;
+            }
+            Err(_) => {
+                assert!(expected.get("error").is_some(), "cut at {at}: Pi opened it, we did not");
+                assert_eq!(std::fs::read(&file).unwrap(), prefix, "cut at {at}: a refused file was changed");
+            }
+        }
+    }
+    assert!(appended > 7000, "{appended}");
+}
+
+/// A disk that takes `budget` more bytes, then fails (having written what fitted).
+#[derive(Clone)]
+struct FailingDisk(Arc<std::sync::atomic::AtomicUsize>);
+
+impl session_scan::manager::Disk for FailingDisk {
+    fn write(&mut self, file: &mut std::fs::File, bytes: &[u8]) -> std::io::Result<()> {
+        use std::io::Write;
+        use std::sync::atomic::Ordering;
+        let budget = self.0.load(Ordering::SeqCst);
+        if bytes.len() <= budget {
+            self.0.store(budget - bytes.len(), Ordering::SeqCst);
+            return file.write_all(bytes);
+        }
+        file.write_all(&bytes[..budget])?;
+        self.0.store(0, Ordering::SeqCst);
+        Err(std::io::Error::other("no space left (injected)"))
+    }
+}
+
+fn user_message(text: &str) -> String {
+    format!(r#"{{"role":"user","content":"{text}","timestamp":1772400000000}}"#)
+}
+
+#[test]
+fn a_failing_disk_leaves_the_file_and_the_session_as_they_were() {
+    use std::sync::atomic::Ordering;
+    let tmp = tempdir("failing-disk");
+    let dir = tmp.as_path();
+    let budget = Arc::new(std::sync::atomic::AtomicUsize::new(usize::MAX));
+    let disk = FailingDisk(budget.clone());
+    let arena = bumpalo::Bump::new();
+    let first = user_message("first");
+    let first = parse_value(first.as_bytes(), &arena).unwrap();
+
+    // The first message creates the file: a failure at any byte leaves no file and no entry.
+    let mut m = Opener::default()
+        .sources(fixed_sources())
+        .disk(disk.clone())
+        .create("/work/project", Some(dir), &NewSession::default())
+        .unwrap();
+    let path = m.session_file().unwrap().to_owned();
+    let mut failures = 0;
+    for n in 0.. {
+        budget.store(n, Ordering::SeqCst);
+        match m.append_message(&first) {
+            Ok(_) => break,
+            Err(e) => {
+                assert!(matches!(e, ManagerError::Io { .. }), "{e}");
+                assert!(!path.exists(), "a failed first write left {}", path.display());
+                assert_eq!(m.state().entry_count(), 0);
+                assert_eq!(m.state().leaf_id(), None);
+                failures += 1;
+            }
+        }
+    }
+    assert!(failures > 100, "{failures}");
+
+    // Each later append: a failure at any byte leaves the file's bytes, the leaf and the ids.
+    budget.store(usize::MAX, Ordering::SeqCst);
+    m.append_model_change("anthropic", "claude").unwrap();
+    let next = user_message("second, with a longer text to cut");
+    let next = parse_value(next.as_bytes(), &arena).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let leaf = m.state().leaf_id().cloned();
+    let count = m.state().entry_count();
+    let mut failures = 0;
+    let id = loop {
+        budget.store(failures, Ordering::SeqCst);
+        match m.append_message(&next) {
+            Ok(id) => break id,
+            Err(_) => {
+                assert_eq!(
+                    std::fs::read(&path).unwrap(),
+                    before,
+                    "a failed append at byte {failures} changed the file"
+                );
+                assert_eq!(m.state().leaf_id().cloned(), leaf);
+                assert_eq!(m.state().entry_count(), count);
+                failures += 1;
+            }
+        }
+    };
+    assert!(failures > 50, "{failures}");
+    drop(m);
+    let after = std::fs::read(&path).unwrap();
+    let s = session_core::Session::load(&after).unwrap();
+    assert_eq!(s.entries().count(), count + 1);
+    assert_eq!(s.leaf_id().map(|l| l.to_js_string().into_owned()), Some(id.into_bytes()));
+
+    // A migration's rewrite: a failure at any byte leaves the old file and no temporary file.
+    let old = concat!(
+        r#"{"type":"session","id":"old","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}"#,
+        "\n",
+        r#"{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#,
+        "\n"
+    );
+    let old_path = dir.join("old.jsonl");
+    std::fs::write(&old_path, old).unwrap();
+    let names = || std::fs::read_dir(dir).unwrap().count();
+    let files_before = names();
+    let mut failures = 0;
+    loop {
+        budget.store(failures, Ordering::SeqCst);
+        let opened =
+            Opener::default().sources(fixed_sources()).disk(disk.clone()).migrate(true).open(&old_path, None, None);
+        match opened {
+            Ok(_) => break,
+            Err(_) => {
+                assert_eq!(std::fs::read_to_string(&old_path).unwrap(), old, "a failed rewrite at byte {failures}");
+                assert_eq!(names(), files_before, "a temporary file was left");
+                failures += 1;
+            }
+        }
+    }
+    assert!(failures > 100, "{failures}");
+    assert!(std::fs::read_to_string(&old_path).unwrap().contains(r#""version":3"#));
+}
+
+#[test]
+fn a_second_writer_of_ours_is_refused() {
+    let tmp = tempdir("locked");
+    let path = tmp.as_path().join("s.jsonl");
+    let mut m = Opener::default().sources(fixed_sources()).open(&path, None, None).unwrap();
+    let arena = bumpalo::Bump::new();
+    let text = user_message("hi");
+    m.append_message(&parse_value(text.as_bytes(), &arena).unwrap()).unwrap();
+    assert!(matches!(SessionManager::open(&path), Err(ManagerError::Locked(_))));
+    drop(m);
+    assert!(SessionManager::open(&path).is_ok());
+}
