@@ -192,12 +192,9 @@ proptest! {
                 Op::NewSession => m.new_session(&NewSession::default()).map(|_| None),
                 Op::Reopen => {
                     let file: Option<PathBuf> = m.session_file().map(PathBuf::from);
-                    match file.filter(|f| f.exists()) {
-                        Some(f) => {
-                            drop(m);
-                            m = opener().open(&f, None, None).unwrap();
-                        }
-                        None => {}
+                    if let Some(f) = file.filter(|f| f.exists()) {
+                        drop(m);
+                        m = opener().open(&f, None, None).unwrap();
                     }
                     Ok(None)
                 }
