@@ -278,7 +278,7 @@ fn trees_totals_contexts(dir: &Path, recorder: &Path) -> anyhow::Result<String> 
     Ok(counts.join("; "))
 }
 
-/// The recorder of `reference/` (`record.mjs`, `recording.mjs` and Pi 1.6 at the versions its lock file pins),
+/// The recorder of `reference/` (`record.mjs`, `recording.mjs`, `writer-timing.mjs` and Pi 1.6 at the versions its lock file pins),
 /// installed under `target/recorder` with `npm ci` unless it is there already and current.
 pub fn install_recorder(target: &Path) -> anyhow::Result<PathBuf> {
     let source = root().join("reference");
@@ -286,7 +286,7 @@ pub fn install_recorder(target: &Path) -> anyhow::Result<PathBuf> {
     let lock = std::fs::read(source.join("package-lock.json")).context("reference/package-lock.json")?;
     let installed = std::fs::read(recorder.join("package-lock.json")).ok();
     std::fs::create_dir_all(&recorder)?;
-    for file in ["package.json", "package-lock.json", "record.mjs", "recording.mjs"] {
+    for file in ["package.json", "package-lock.json", "record.mjs", "recording.mjs", "writer-timing.mjs"] {
         std::fs::copy(source.join(file), recorder.join(file)).with_context(|| format!("reference/{file}"))?;
     }
     if installed.as_deref() != Some(&lock[..]) || !recorder.join("node_modules/pi16").exists() {

@@ -4,6 +4,8 @@
 //! - `bench [--save NAME] [--compare NAME] [--wall]`: instruction counts against a baseline;
 //! - `bench-reference [--corpus DIR] [--session FILE]`: Pi 1.6 and ccusage timed beside us, and one large
 //!   session beside the memchr line count of its bytes;
+//! - `bench-writer [--session FILE]`: opening a 107 MB session for appending, one append and `fork`,
+//!   beside Pi 1.6 and the memchr line count.
 //! - `bench-dataset [--corpus DIR]`: `session-scan dataset` on the benchmark store beside DuckDB's query
 //!   over the raw JSONL, the same query over the Parquet, and an unchanged second export (needs `duckdb`
 //!   for `python3`);
@@ -26,6 +28,7 @@ mod dataset_bench;
 mod dates;
 mod differential;
 mod stress;
+mod writer_bench;
 
 use std::path::PathBuf;
 
@@ -41,7 +44,7 @@ fn flag(args: &[String], name: &str) -> Option<String> {
 
 const USAGE: &str = "usage: cargo xtask manifest [--check] | corpus --size 1GiB --seed N --out DIR [--outliers K] \
                      [--median SIZE] | bench [--save NAME] [--compare NAME] [--wall] | bench-reference [--corpus DIR] \
-                     [--session FILE] | bench-dataset [--corpus DIR] | differential [--seeds A-B] [--files N] [--shape listing|tree|threads|resolve] \
+                     [--session FILE] | bench-writer [--session FILE] | bench-dataset [--corpus DIR] | differential [--seeds A-B] [--files N] [--shape listing|tree|threads|resolve] \
                      [--trees [--reference DIR]] | stress [--dir DIR] | memcheck | adversarial | recorder | dates | help";
 
 fn main() -> anyhow::Result<()> {
@@ -98,6 +101,7 @@ fn main() -> anyhow::Result<()> {
             }
             differential::differential(first..=last, files, &shape, trees)
         }
+        Some("bench-writer") => writer_bench::bench_writer(flag(&args, "--session").map(PathBuf::from)),
         Some("bench-dataset") => dataset_bench::bench_dataset(flag(&args, "--corpus").map(PathBuf::from)),
         Some("recorder") => {
             println!("{}", differential::install_recorder(&root().join("target"))?.display());
