@@ -50,7 +50,10 @@ pub fn bench_writer(session: Option<PathBuf>) -> anyhow::Result<()> {
     let (pi_append, our_append) = (field(&pi, "appendUs")?, field(&ours, "appendUs")?);
     println!("one {:.0} MB session, {} entries:", size as f64 / 1e6, field(&ours, "entries")?);
     println!("  open for appending: Pi {pi_open:.1} ms, ours {our_open:.1} ms: {:.1}x", pi_open / our_open);
-    println!("  one append (median of {appends}): Pi {pi_append:.1} us, ours {our_append:.1} us: {:.2}x", pi_append / our_append);
+    println!(
+        "  one append (median of {appends}): Pi {pi_append:.1} us, ours {our_append:.1} us: {:.2}x",
+        pi_append / our_append
+    );
 
     // `fork` writes its copy beside the session: a folder holding the session alone, emptied of
     // each copy after its run, is what both read.
@@ -77,7 +80,10 @@ pub fn bench_writer(session: Option<PathBuf>) -> anyhow::Result<()> {
         v[v.len() / 2]
     };
     let (fork, count) = (median(&mut fork), median(&mut count));
-    println!("  session-scan fork: {fork:.1} ms; memchr line count {count:.1} ms: {:.0}% of its speed", 100.0 * count / fork);
+    println!(
+        "  session-scan fork: {fork:.1} ms; memchr line count {count:.1} ms: {:.0}% of its speed",
+        100.0 * count / fork
+    );
     std::fs::remove_dir_all(&alone)?;
     Ok(())
 }

@@ -47,6 +47,8 @@ pub enum StateError {
     Malformed(String),
     /// A record that cannot be read again as JSON, by line.
     Unreadable(u64),
+    /// The records read from the file are not held in memory: [`SessionState::hold`] them first.
+    NotHeld,
 }
 
 impl std::fmt::Display for StateError {
@@ -62,6 +64,7 @@ impl std::fmt::Display for StateError {
             StateError::BadWorkflow => f.write_str("a workflow marker needs a run id, a stage id and a stage name"),
             StateError::Malformed(why) => f.write_str(why),
             StateError::Unreadable(line) => write!(f, "line {line} cannot be read again as JSON"),
+            StateError::NotHeld => f.write_str("the session's records are not held in memory"),
         }
     }
 }
@@ -149,7 +152,10 @@ pub struct Pending {
 /// The in-memory half of Pi's `SessionManager`.
 #[derive(Debug, Clone)]
 pub struct SessionState {
+    /// The records as lines, but for the first `unheld` bytes, which are the file's (a large
+    /// file is indexed, not kept: appending needs only the index).
     bytes: Vec<u8>,
+    unheld: usize,
     header_span: std::ops::Range<usize>,
     header: Value<'static>,
     entries: Vec<Indexed>,
@@ -208,6 +214,7 @@ impl SessionState {
     pub fn new(cwd: &str, persist: bool, options: &NewSession, sources: &mut dyn Sources) -> Result<Self, StateError> {
         let mut state = SessionState {
             bytes: Vec::new(),
+            unheld: 0,
             header_span: 0..0,
             header: Value::Null,
             entries: Vec::new(),
@@ -249,6 +256,7 @@ impl SessionState {
         self.header = crate::json::parse_value(&bytes, &arena).map(Value::into_owned).unwrap_or(Value::Null);
         self.header_span = 0..bytes.len() - 1;
         self.bytes = bytes;
+        self.unheld = 0;
         self.entries.clear();
         self.by_id.clear();
         self.leaf = None;
@@ -287,18 +295,49 @@ impl SessionState {
             conversation,
             missing_newline: false,
             bytes: Vec::new(),
+            unheld: 0,
         }
     }
 
     /// The bytes the session was loaded from: the file's, which appends go after.
     pub fn with_bytes(mut self, bytes: Vec<u8>) -> SessionState {
         self.bytes = bytes;
+        self.unheld = 0;
         self.missing_newline = false;
         if self.bytes.last().is_some_and(|&b| b != b'\n') {
             self.bytes.push(b'\n');
             self.missing_newline = true;
         }
         self
+    }
+
+    /// The state of a file of `len` bytes, indexed but not held: appends need only the index;
+    /// readers need the bytes ([`SessionState::hold`]).
+    pub fn without_bytes(mut self, len: usize, ends_with_newline: bool) -> SessionState {
+        self.unheld = len;
+        self.bytes = Vec::new();
+        self.missing_newline = len > 0 && !ends_with_newline;
+        if self.missing_newline {
+            self.bytes.push(b'\n');
+        }
+        self
+    }
+
+    /// How many of the file's first bytes are not held (0: all are).
+    pub fn unheld(&self) -> usize {
+        self.unheld
+    }
+
+    /// Takes the file's first [`SessionState::unheld`] bytes in, as read at open.
+    pub fn hold(&mut self, prefix: Vec<u8>) -> Result<(), StateError> {
+        if prefix.len() != self.unheld {
+            return Err(StateError::NotHeld);
+        }
+        let mut bytes = prefix;
+        bytes.append(&mut self.bytes);
+        self.bytes = bytes;
+        self.unheld = 0;
+        Ok(())
     }
 
     /// Holds the session in memory only (`false`), or writes it.
@@ -359,14 +398,17 @@ impl SessionState {
     }
 
     /// The records as Pi would write them, header first: what the file holds once flushed.
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
+    pub fn bytes(&self) -> Result<&[u8], StateError> {
+        if self.unheld > 0 {
+            return Err(StateError::NotHeld);
+        }
+        Ok(&self.bytes)
     }
 
     /// The records read as a session (a full load of [`SessionState::bytes`]).
-    pub fn session(&self) -> Session<'_> {
+    pub fn session(&self) -> Result<Session<'_>, StateError> {
         // The bytes always start with a header this state wrote or read.
-        Session::load(&self.bytes).unwrap_or_else(|_| unreachable_session())
+        Ok(Session::load(self.bytes()?).unwrap_or_else(|_| unreachable_session()))
     }
 
     /// The leaf as the context rebuild takes it.
@@ -527,7 +569,7 @@ impl SessionState {
         let ms = sources.now_ms();
         let timestamp = iso_time(ms);
         let system = {
-            let session = self.session();
+            let session = self.session()?;
             let arena = Bump::new();
             let ctx = crate::context::build_context(&session, &self.leaf_choice(), crate::context::Dialect::Pi, &arena);
             current_system_message(&ctx.messages, &arena)?.map(|mut m| {
@@ -695,7 +737,7 @@ impl SessionState {
             Some(l) => PropertyValue::Str(JsStr::owned(l.to_owned())),
             None => self.leaf.clone().unwrap_or(PropertyValue::Null),
         };
-        let session = self.session();
+        let session = self.session()?;
         if session.branch(Some(&start)).path.is_empty() {
             return Err(StateError::NotFound(leaf.unwrap_or("undefined").to_owned()));
         }
@@ -741,6 +783,9 @@ impl SessionState {
     pub fn mark_internal(&mut self, workflow: &Workflow) -> Result<Option<Write>, StateError> {
         if !workflow.is_valid() {
             return Err(StateError::BadWorkflow);
+        }
+        if self.unheld > 0 {
+            return Err(StateError::NotHeld);
         }
         if Workflow::of_header(&self.header).is_some() {
             return Ok(None);

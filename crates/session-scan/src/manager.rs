@@ -125,11 +125,18 @@ pub struct Opener {
     disk: Box<dyn Disk>,
     sync: bool,
     migrate: bool,
+    held_below: u64,
 }
 
 impl Default for Opener {
     fn default() -> Self {
-        Opener { sources: Box::new(SystemSources), disk: Box::new(RealDisk), sync: false, migrate: false }
+        Opener {
+            sources: Box::new(SystemSources),
+            disk: Box::new(RealDisk),
+            sync: false,
+            migrate: false,
+            held_below: HELD_BELOW,
+        }
     }
 }
 
@@ -149,6 +156,13 @@ impl Opener {
     /// Syncs the file to disk after each write (Pi does not).
     pub fn sync(mut self, sync: bool) -> Self {
         self.sync = sync;
+        self
+    }
+
+    /// Files opened from `bytes` on are indexed, not kept in memory ([`HELD_BELOW`] unless
+    /// given): appends need only the index, and readers read the file again.
+    pub fn held_below(mut self, bytes: u64) -> Self {
+        self.held_below = bytes;
         self
     }
 
@@ -261,13 +275,31 @@ impl Opener {
             return Ok((state, None));
         }
         let mut handle = open_locked(path)?;
+        let len = handle.metadata().map_err(io(path, "read"))?.len();
+        if len >= self.held_below && len > 0 && !self.migrate {
+            // A large file is indexed from a map and not kept: appending needs only the index;
+            // a reader reads the bytes again when it needs them.
+            let (bytes, _) = crate::read_file(path, crate::ReadStrategy::Mmap).map_err(io(path, "read"))?;
+            let session = crate::load_session(&bytes, &crate::UTC).map_err(|e| not_a_session(path, &e))?;
+            if let Some(version) = session.migrated_from {
+                return Err(ManagerError::NeedsMigration { path: path.to_owned(), version });
+            }
+            let state = SessionState::loaded(&session, cwd);
+            let ends_with_newline = bytes.last() == Some(&b'\n');
+            let len = bytes.len();
+            drop(session);
+            drop(bytes);
+            let mut state = state.without_bytes(len, ends_with_newline);
+            state.set_persisted(persist);
+            return Ok((state, Some(handle)));
+        }
         let mut bytes = Vec::new();
         handle.read_to_end(&mut bytes).map_err(io(path, "read"))?;
         if bytes.is_empty() {
             // An empty file is given a header.
             let mut state = SessionState::new(cwd, persist, &NewSession::default(), &mut *self.sources)?;
             if persist {
-                if let Err(e) = self.disk.write(&mut handle, state.bytes()) {
+                if let Err(e) = self.disk.write(&mut handle, state.bytes()?) {
                     let _ = handle.set_len(0);
                     return Err(ManagerError::Io { path: path.to_owned(), doing: "write", source: e });
                 }
@@ -302,6 +334,9 @@ impl Opener {
         Ok((state, Some(handle)))
     }
 }
+
+/// Files smaller than this are kept in memory when opened; larger ones are indexed only.
+pub const HELD_BELOW: u64 = crate::PARALLEL_SCAN_THRESHOLD as u64;
 
 /// `getDefaultSessionDir(cwd)`: the cwd's folder of the default store.
 pub fn default_dir(resolved_cwd: &str) -> PathBuf {
@@ -433,8 +468,8 @@ impl SessionManager {
     }
 
     /// `getSessionName()`.
-    pub fn name(&self) -> Option<String> {
-        self.state.session().name().map(|n| n.to_str_lossy().into_owned())
+    pub fn name(&mut self) -> Result<Option<String>> {
+        Ok(self.session()?.name().map(|n| n.to_str_lossy().into_owned()))
     }
 
     /// `newSession(options)`: a new session in the session folder. Returns its file.
@@ -468,6 +503,29 @@ impl SessionManager {
         self.file = Some(path);
         self.handle = handle;
         Ok(())
+    }
+
+    /// Reads the part of the file the session was opened with, when it is not held (a large
+    /// file is indexed at open, not kept).
+    fn hold(&mut self) -> Result<()> {
+        let unheld = self.state.unheld();
+        if unheld == 0 {
+            return Ok(());
+        }
+        let path = self.file.clone().unwrap_or_default();
+        let mut prefix = vec![0; unheld];
+        let read = match &self.handle {
+            Some(h) => std::os::unix::fs::FileExt::read_exact_at(h, &mut prefix, 0),
+            None => File::open(&path).and_then(|f| std::os::unix::fs::FileExt::read_exact_at(&f, &mut prefix, 0)),
+        };
+        read.map_err(io(&path, "read"))?;
+        Ok(self.state.hold(prefix)?)
+    }
+
+    /// The session's records read as a session (the tree, branches, labels, name, context).
+    pub fn session(&mut self) -> Result<session_core::Session<'_>> {
+        self.hold()?;
+        Ok(self.state.session()?)
     }
 
     /// Writes what an operation writes.
@@ -561,6 +619,7 @@ impl SessionManager {
 
     /// `appendCompaction(...)`, with the replayed system prompt as `systemMessage`.
     pub fn append_compaction(&mut self, c: &Compaction<'_>) -> Result<String> {
+        self.hold()?;
         let p = self.state.compaction(c, &mut *self.opener.sources)?;
         self.finish(p)
     }
@@ -620,6 +679,7 @@ impl SessionManager {
     /// `createBranchedSession(leafId)`: continues in a new session holding one branch; returns
     /// its file (written now when the branch holds a conversation), or `None` in memory.
     pub fn create_branched_session(&mut self, leaf: Option<&str>) -> Result<Option<PathBuf>> {
+        self.hold()?;
         let parent = self.file.as_ref().map(|f| f.to_string_lossy().into_owned());
         let made = self.state.branched(leaf, parent.as_deref(), &mut *self.opener.sources)?;
         if !self.state.is_persisted() {
@@ -642,6 +702,7 @@ impl SessionManager {
     /// Atomic's `markSessionInternal(workflow)`: `false` when the header already has a valid
     /// marker (it is never overwritten).
     pub fn mark_session_internal(&mut self, workflow: &Workflow) -> Result<bool> {
+        self.hold()?;
         let before = self.state.clone();
         match self.state.mark_internal(workflow)? {
             None => Ok(false),
