@@ -5,6 +5,7 @@
 //! numbers are doubles, a duplicate key keeps its first position and its last value, and keys
 //! that are array indices come first in ascending order, as JavaScript orders properties.
 
+pub mod canonical;
 mod parse;
 pub mod scan;
 pub mod walk;
