@@ -59,6 +59,28 @@ impl std::fmt::Display for BranchError {
 
 impl std::error::Error for BranchError {}
 
+/// A part of a new session's bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// Bytes made here.
+    Bytes(Vec<u8>),
+    /// A record of the old session copied as it is (its line, then a line break): its line is
+    /// what printing it again would give.
+    Record(usize),
+}
+
+/// The new session in pieces, for a writer that copies the old file's lines without reading
+/// them through memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BranchedPieces {
+    /// The header, the branch, the labels.
+    pub pieces: Vec<Piece>,
+    /// Its file name, in the old session's folder.
+    pub file_name: String,
+    /// The branch holds a user or assistant message.
+    pub has_conversation: bool,
+}
+
 /// `createBranchedSession(leaf)` of `session`, with `short_id` and `long_id` as the new label
 /// entries' ids (`generateId`'s candidates and fallback).
 pub fn branched_session(
@@ -67,6 +89,31 @@ pub fn branched_session(
     short_id: &mut dyn FnMut() -> String,
     long_id: &mut dyn FnMut() -> String,
 ) -> Result<Branched, BranchError> {
+    let stringified = |i: usize| crate::json::canonical::is_stringified(session.records[i].line);
+    let made = branched_pieces(session, from, &stringified, short_id, long_id)?;
+    let mut bytes = Vec::new();
+    for piece in made.pieces {
+        match piece {
+            Piece::Bytes(b) => bytes.extend_from_slice(&b),
+            Piece::Record(i) => {
+                bytes.extend_from_slice(session.records[i].line);
+                bytes.push(b'\n');
+            }
+        }
+    }
+    Ok(Branched { bytes, file_name: made.file_name, has_conversation: made.has_conversation })
+}
+
+/// [`branched_session`] in pieces: a record of the branch that Pi writes unchanged (its
+/// `parentId` stays, no label of its compaction is replaced) and whose line `stringified` says
+/// is what printing gives (see [`crate::json::canonical`]) is copied, not printed again.
+pub fn branched_pieces(
+    session: &Session<'_>,
+    from: BranchedFrom<'_>,
+    stringified: &(dyn Fn(usize) -> bool + Sync),
+    short_id: &mut dyn FnMut() -> String,
+    long_id: &mut dyn FnMut() -> String,
+) -> Result<BranchedPieces, BranchError> {
     let branch = session.branch(from.leaf);
     if branch.path.is_empty() {
         let id = match from.leaf.or(session.leaf_id()) {
@@ -77,6 +124,7 @@ pub fn branched_session(
         return Err(BranchError::NoSuchEntry(id));
     }
     let arena = bumpalo::Bump::new();
+    let mut pieces = Vec::new();
     let mut out = Vec::new();
     header_line(
         &Header {
@@ -106,6 +154,18 @@ pub fn branched_session(
                 None => replacement.push((label, e.id.clone())),
             }
         }
+        let role = e.role();
+        has_conversation |= e.is_type("message") && (role.is("user") || role.is("assistant"));
+        let same_parent = e.is_object && e.parent_id == parent.clone().unwrap_or(PropertyValue::Null);
+        if same_parent && !(e.is_type("compaction") && !replacement.is_empty()) && stringified(i) {
+            if !out.is_empty() {
+                pieces.push(Piece::Bytes(std::mem::take(&mut out)));
+            }
+            pieces.push(Piece::Record(i));
+            kept_ids.push(e.id.clone());
+            parent = Some(e.id.clone());
+            continue;
+        }
         let value = e.value(&arena).map_err(|_| BranchError::Unreadable(e.line_number))?;
         let Value::Object(source) = value else { return Err(BranchError::Unreadable(e.line_number)) };
         let mut entry: Object<'_> = source;
@@ -119,8 +179,6 @@ pub fn branched_session(
                 entry.insert("firstKeptEntryId", v);
             }
         }
-        let role = e.role();
-        has_conversation |= e.is_type("message") && (role.is("user") || role.is("assistant"));
         write_json(&Value::Object(entry), &mut out);
         out.push(b'\n');
         kept_ids.push(e.id.clone());
@@ -165,8 +223,11 @@ pub fn branched_session(
         taken.push(id.clone());
         label_parent = Some(id);
     }
+    if !out.is_empty() {
+        pieces.push(Piece::Bytes(out));
+    }
     let file_name = format!("{}_{}.jsonl", from.timestamp.replace([':', '.'], "-"), from.session_id);
-    Ok(Branched { bytes: out, file_name, has_conversation })
+    Ok(BranchedPieces { pieces, file_name, has_conversation })
 }
 
 /// The session Pi 1.6's `forkFrom` (`pi --fork`) makes: a new header (for another cwd, naming the

@@ -131,26 +131,63 @@ pub fn append_with(
 pub struct Forked {
     /// The new file (not written on a dry run).
     pub path: std::path::PathBuf,
-    /// Its bytes.
+    /// Its bytes on a dry run (a written one is not gathered in memory).
     pub bytes: Vec<u8>,
 }
 
 /// Pi's `/fork` (`createBranchedSession`): a new session in the same folder holding the branch
 /// that ends at `leaf` (default: the leaf), its header naming `path` as its parent. The new file is
-/// created exclusively (an existing file is never overwritten) and written whole with one write;
-/// a failed write removes it. A branch without a user or assistant message is refused: Pi writes
-/// such a session only once a message is added.
+/// created exclusively (an existing file is never overwritten); the lines Pi would write unchanged
+/// are written as they are read, the others printed again; a failed write removes it. A branch
+/// without a user or assistant message is refused: Pi writes such a session only once a message is
+/// added.
 pub fn fork(path: &Path, leaf: Option<&str>, opts: AppendOptions) -> anyhow::Result<Forked> {
+    fork_with(path, leaf, opts, &mut crate::manager::SystemSources)
+}
+
+/// [`fork`] with the time and ids from `sources`.
+pub fn fork_with(
+    path: &Path,
+    leaf: Option<&str>,
+    opts: AppendOptions,
+    sources: &mut dyn session_core::state::Sources,
+) -> anyhow::Result<Forked> {
+    use rayon::prelude::*;
     let name = path.display();
-    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{name}: cannot read: {e}"))?;
-    let session = loaded(path, &bytes, "forked", Rewritten::Refused)?;
+    let (bytes, _) =
+        crate::read_file(path, crate::ReadStrategy::Auto).map_err(|e| anyhow::anyhow!("{name}: cannot read: {e}"))?;
+    let session = crate::load_session(&bytes, &crate::UTC).map_err(|e| {
+        let (line, offset) = e.place();
+        anyhow::anyhow!(crate::render::error_text(
+            &name.to_string(),
+            line,
+            offset,
+            &format!("{}: nothing forked", e.reason())
+        ))
+    })?;
+    if let Some(version) = session.migrated_from {
+        anyhow::bail!(
+            "{name}: a version {version} session, which Pi rewrites whole when it opens it: nothing forked (open it in Pi first)"
+        );
+    }
     // `SessionManager.open`: the header's cwd, resolved (an empty or missing one is the current folder).
     let header_cwd = session.header.get("cwd").and_then(|c| c.as_str()).map(|c| c.to_str_lossy().into_owned());
     let cwd = crate::store::resolve_path(header_cwd.as_deref().unwrap_or(""));
     let parent = crate::store::resolve_path(&path.to_string_lossy());
-    let session_id = uuid::Uuid::now_v7().to_string();
-    let timestamp = iso_now();
+    let session_id = sources.session_id();
+    let timestamp = session_core::state::iso_time(sources.now_ms());
     let leaf = leaf.map(|l| session_core::PropertyValue::Str(session_core::json::JsStr::owned(l.to_owned())));
+    // Which lines of the branch are what printing them gives, found on every core.
+    let branch = session.branch(leaf.as_ref());
+    let mut stringified = vec![false; session.records.len()];
+    let proven: Vec<(usize, bool)> = branch
+        .path
+        .par_iter()
+        .map(|&i| (i, session_core::json::canonical::is_stringified(session.records[i].line)))
+        .collect();
+    for (i, ok) in proven {
+        stringified[i] = ok;
+    }
     let from = session_core::branched::BranchedFrom {
         leaf: leaf.as_ref(),
         session_id: &session_id,
@@ -159,8 +196,10 @@ pub fn fork(path: &Path, leaf: Option<&str>, opts: AppendOptions) -> anyhow::Res
         parent_session: Some(&parent),
         workflow: None,
     };
-    let mut short = || random_uuid()[..8].to_owned();
-    let made = session_core::branched::branched_session(&session, from, &mut short, &mut random_uuid)
+    let sources = std::cell::RefCell::new(sources);
+    let mut short = || sources.borrow_mut().random_uuid().chars().take(8).collect();
+    let mut long = || sources.borrow_mut().random_uuid();
+    let made = session_core::branched::branched_pieces(&session, from, &|i| stringified[i], &mut short, &mut long)
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     if !made.has_conversation {
         anyhow::bail!(
@@ -169,11 +208,68 @@ pub fn fork(path: &Path, leaf: Option<&str>, opts: AppendOptions) -> anyhow::Res
     }
     let folder = path.parent().unwrap_or(Path::new("."));
     let target = folder.join(&made.file_name);
-    if opts.dry_run {
-        return Ok(Forked { path: target, bytes: made.bytes });
+    // Runs of records copied as they are: byte ranges of the old file, each line with its break.
+    let mut parts: Vec<Part<'_>> = Vec::new();
+    for piece in &made.pieces {
+        match piece {
+            session_core::branched::Piece::Bytes(b) => parts.push(Part::Bytes(b)),
+            session_core::branched::Piece::Record(i) => {
+                let e = &session.records[*i];
+                let start = e.offset as usize;
+                let end = start + e.line.len();
+                if bytes.get(end) != Some(&b'\n') {
+                    parts.push(Part::Bytes(e.line));
+                    parts.push(Part::Bytes(b"\n"));
+                    continue;
+                }
+                match parts.last_mut() {
+                    Some(Part::Range(r)) if r.end == start => r.end = end + 1,
+                    _ => parts.push(Part::Range(start..end + 1)),
+                }
+            }
+        }
     }
-    write_new(&target, &made.bytes, opts.sync)?;
-    Ok(Forked { path: target, bytes: made.bytes })
+    if opts.dry_run {
+        let mut out = Vec::new();
+        for part in &parts {
+            match part {
+                Part::Bytes(b) => out.extend_from_slice(b),
+                Part::Range(r) => out.extend_from_slice(&bytes[r.clone()]),
+            }
+        }
+        return Ok(Forked { path: target, bytes: out });
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&target)
+        .map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", target.display()))?;
+    let written =
+        write_parts(&parts, &bytes, &mut file).and_then(|()| if opts.sync { file.sync_all() } else { Ok(()) });
+    if let Err(e) = written {
+        drop(file);
+        let _ = std::fs::remove_file(&target);
+        anyhow::bail!("{}: cannot write: {e} (nothing left behind)", target.display());
+    }
+    Ok(Forked { path: target, bytes: Vec::new() })
+}
+
+/// A part of a new file: bytes made here, or a range of the old file.
+enum Part<'b> {
+    Bytes(&'b [u8]),
+    Range(std::ops::Range<usize>),
+}
+
+/// Writes `parts` to `out`, ranges from `source` (the old file's bytes, which the scan has just
+/// read: writing them from memory is quicker here than the kernel's file-to-file copy).
+fn write_parts(parts: &[Part<'_>], source: &[u8], out: &mut std::fs::File) -> std::io::Result<()> {
+    for part in parts {
+        match part {
+            Part::Bytes(b) => out.write_all(b)?,
+            Part::Range(r) => out.write_all(&source[r.clone()])?,
+        }
+    }
+    Ok(())
 }
 
 /// Pi's `forkFrom` (`pi --fork`): the whole session copied into `target_dir` (the target cwd's

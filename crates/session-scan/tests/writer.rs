@@ -535,3 +535,72 @@ fn a_second_writer_of_ours_is_refused() {
     drop(m);
     assert!(SessionManager::open(&path).is_ok());
 }
+
+/// The session files of a corpus, in name order.
+fn corpus_sessions(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut names: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
+    names.sort_by_key(std::fs::DirEntry::path);
+    for e in names {
+        let kind = e.file_type().unwrap();
+        if kind.is_dir() {
+            corpus_sessions(&e.path(), out);
+        } else if kind.is_file() && e.path().extension().is_some_and(|x| x == "jsonl") {
+            out.push(e.path());
+        }
+    }
+}
+
+#[test]
+fn fork_copies_file_to_file_what_the_branched_session_holds() {
+    let corpora = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora");
+    let mut files = Vec::new();
+    for c in ["sample-16/sessions", "edge/sessions", "hostile/sessions", "escapes/sessions"] {
+        corpus_sessions(&corpora.join(c), &mut files);
+    }
+    let tmp = tempdir("fork-pieces");
+    let mut same = 0;
+    for file in files {
+        let Ok(bytes) = std::fs::read(&file) else { continue };
+        let Ok(session) = session_core::Session::load(&bytes) else { continue };
+        if session.migrated_from.is_some() {
+            continue;
+        }
+        let copy = tmp.as_path().join("s.jsonl");
+        std::fs::write(&copy, &bytes).unwrap();
+        let opts = session_scan::append::AppendOptions::default();
+        let forked = session_scan::append::fork_with(&copy, None, opts, &mut fixed_sources());
+        let cwd = session.header.get("cwd").and_then(Value::as_str).map(|c| c.to_str_lossy().into_owned());
+        let cwd = session_scan::store::resolve_path(cwd.as_deref().unwrap_or(""));
+        let parent = copy.to_string_lossy().into_owned();
+        let mut sources = fixed_sources();
+        let from = session_core::branched::BranchedFrom {
+            leaf: None,
+            session_id: &sources.session_id(),
+            timestamp: &session_core::state::iso_time(sources.now_ms()),
+            cwd: &cwd,
+            parent_session: Some(&parent),
+            workflow: None,
+        };
+        let cell = std::cell::RefCell::new(&mut sources);
+        let expected = session_core::branched::branched_session(
+            &session,
+            from,
+            &mut || cell.borrow_mut().random_uuid()[..8].to_owned(),
+            &mut || cell.borrow_mut().random_uuid(),
+        );
+        match (forked, expected) {
+            (Ok(f), Ok(e)) => {
+                let written = std::fs::read(&f.path).unwrap();
+                assert_eq!(String::from_utf8_lossy(&written), String::from_utf8_lossy(&e.bytes), "{}", file.display());
+                std::fs::remove_file(&f.path).unwrap();
+                same += 1;
+            }
+            (Err(_), Err(_)) => {}
+            (Err(_), Ok(e)) => {
+                assert!(!e.has_conversation, "{}: fork refused a branch with a conversation", file.display())
+            }
+            (Ok(_), Err(e)) => panic!("{}: forked, but no branch: {e}", file.display()),
+        }
+    }
+    assert!(same > 250, "{same} forked");
+}

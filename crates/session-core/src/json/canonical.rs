@@ -121,35 +121,14 @@ impl Checker<'_> {
             return None;
         }
         let start = self.i + 1;
-        let mut at = start;
-        loop {
-            let k = at + memchr::memchr2(b'"', b'\\', &self.b[at..])?;
-            if self.b[k] == b'"' {
-                self.i = k + 1;
-                return Some((start, k));
-            }
-            let short = match *self.b.get(k + 1)? {
-                b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => true,
-                b'u' => false,
-                // `\/` and anything else: printed otherwise.
-                _ => return None,
-            };
-            if short {
-                at = k + 2;
-                continue;
-            }
-            // `\u00xx`, lowercase, for a control character without a short form: the only
-            // `\u` escape printed for a character a string can hold in pairs.
-            let hex = self.b.get(k + 2..k + 6)?;
-            if !hex.iter().all(|h| matches!(h, b'0'..=b'9' | b'a'..=b'f')) || &hex[..2] != b"00" {
-                return None;
-            }
-            let code = u8::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()?;
-            if code >= 0x20 || matches!(code, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) {
-                return None;
-            }
-            at = k + 6;
+        // The loader's own string scan finds the end a SIMD block at a time.
+        let (end, escaped) = super::scan::string(self.b, self.i).ok()?;
+        let close = end - 1;
+        if escaped && !escapes_are_printed_ones(&self.b[start..close]) {
+            return None;
         }
+        self.i = end;
+        Some((start, close))
     }
 
     /// A number in the form JavaScript prints it.
@@ -170,6 +149,34 @@ impl Checker<'_> {
         let mut printed = Vec::with_capacity(24);
         super::write_number(n, &mut printed);
         printed == text
+    }
+}
+
+/// Whether the escapes of a string's contents are all ones `JSON.stringify` prints: the contents
+/// are valid JSON, so only `\/` and `\u` escapes can differ; they are rare, and found by a
+/// search for the two bytes (an escaped backslash before them is told apart by counting the
+/// backslashes in a row).
+fn escapes_are_printed_ones(s: &[u8]) -> bool {
+    let escapes_here = |at: usize| s[..=at].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1;
+    if memchr::memmem::find_iter(s, b"\\/").any(escapes_here) {
+        return false;
+    }
+    memchr::memmem::find_iter(s, b"\\u").filter(|&at| escapes_here(at)).all(|at| {
+        // `\u00xx`, lowercase, for a control character without a short form: the only `\u`
+        // escape printed for a character a string can hold in pairs.
+        let Some(hex) = s.get(at + 2..at + 6) else { return false };
+        if &hex[..2] != b"00" || !hex[2..].iter().all(|h| matches!(h, b'0'..=b'9' | b'a'..=b'f')) {
+            return false;
+        }
+        let code = hex_value(hex[2]) * 16 + hex_value(hex[3]);
+        code < 0x20 && !matches!(code, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d)
+    })
+}
+
+fn hex_value(h: u8) -> u8 {
+    match h {
+        b'0'..=b'9' => h - b'0',
+        _ => h - b'a' + 10,
     }
 }
 
