@@ -157,7 +157,10 @@ pub fn branched_pieces(
         let role = e.role();
         has_conversation |= e.is_type("message") && (role.is("user") || role.is("assistant"));
         let same_parent = e.is_object && e.parent_id == parent.clone().unwrap_or(PropertyValue::Null);
-        if same_parent && !(e.is_type("compaction") && !replacement.is_empty()) && stringified(i) {
+        // A compaction keeps its line only when no label was replaced (its `firstKeptEntryId`
+        // may name one).
+        let kept_as_is = replacement.is_empty() || !e.is_type("compaction");
+        if same_parent && kept_as_is && stringified(i) {
             if !out.is_empty() {
                 pieces.push(Piece::Bytes(std::mem::take(&mut out)));
             }
