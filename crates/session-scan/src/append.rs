@@ -177,17 +177,6 @@ pub fn fork_with(
     let session_id = sources.session_id();
     let timestamp = session_core::state::iso_time(sources.now_ms());
     let leaf = leaf.map(|l| session_core::PropertyValue::Str(session_core::json::JsStr::owned(l.to_owned())));
-    // Which lines of the branch are what printing them gives, found on every core.
-    let branch = session.branch(leaf.as_ref());
-    let mut stringified = vec![false; session.records.len()];
-    let proven: Vec<(usize, bool)> = branch
-        .path
-        .par_iter()
-        .map(|&i| (i, session_core::json::canonical::is_stringified(session.records[i].line)))
-        .collect();
-    for (i, ok) in proven {
-        stringified[i] = ok;
-    }
     let from = session_core::branched::BranchedFrom {
         leaf: leaf.as_ref(),
         session_id: &session_id,
@@ -196,11 +185,36 @@ pub fn fork_with(
         parent_session: Some(&parent),
         workflow: None,
     };
+    // The new labels' ids are drawn once: a second making of the pieces takes the same ones.
+    let drawn: std::cell::RefCell<Vec<String>> = std::cell::RefCell::new(Vec::new());
     let sources = std::cell::RefCell::new(sources);
-    let mut short = || sources.borrow_mut().random_uuid().chars().take(8).collect();
-    let mut long = || sources.borrow_mut().random_uuid();
-    let made = session_core::branched::branched_pieces(&session, from, &|i| stringified[i], &mut short, &mut long)
-        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let pieces = |stringified: &(dyn Fn(usize) -> bool + Sync)| {
+        let mut replay = drawn.borrow().clone().into_iter();
+        let mut fresh = Vec::new();
+        let mut next = |whole: bool| {
+            replay.next().unwrap_or_else(|| {
+                let uuid = sources.borrow_mut().random_uuid();
+                let id = if whole { uuid } else { uuid.chars().take(8).collect() };
+                fresh.push(id.clone());
+                id
+            })
+        };
+        let made = {
+            let next = std::cell::RefCell::new(&mut next);
+            session_core::branched::branched_pieces(
+                &session,
+                from,
+                stringified,
+                &mut || (next.borrow_mut())(false),
+                &mut || (next.borrow_mut())(true),
+            )
+        };
+        drawn.borrow_mut().extend(fresh);
+        made.map_err(|e| anyhow::anyhow!("{name}: {e}"))
+    };
+    // Made first as if every line of the branch were what printing it gives (Pi's own lines
+    // are): the file is written while the lines are checked on the other cores.
+    let made = pieces(&|_| true)?;
     if !made.has_conversation {
         anyhow::bail!(
             "{name}: the branch holds no user or assistant message; Pi writes such a session only once one is added: nothing forked"
@@ -208,9 +222,74 @@ pub fn fork_with(
     }
     let folder = path.parent().unwrap_or(Path::new("."));
     let target = folder.join(&made.file_name);
-    // Runs of records copied as they are: byte ranges of the old file, each line with its break.
+    let copied: Vec<usize> = made
+        .pieces
+        .iter()
+        .filter_map(|p| match p {
+            session_core::branched::Piece::Record(i) => Some(*i),
+            session_core::branched::Piece::Bytes(_) => None,
+        })
+        .collect();
+    let check = || -> Vec<usize> {
+        let mut unproven: Vec<usize> = copied
+            .par_iter()
+            .copied()
+            .filter(|&i| !session_core::json::canonical::is_stringified(session.records[i].line))
+            .collect();
+        unproven.sort_unstable();
+        unproven
+    };
+    if opts.dry_run {
+        let unproven = check();
+        let made = if unproven.is_empty() { made } else { pieces(&|i| unproven.binary_search(&i).is_err())? };
+        let mut out = Vec::new();
+        for part in &parts_of(&made.pieces, &session, &bytes) {
+            match part {
+                Part::Bytes(b) => out.extend_from_slice(b),
+                Part::Range(r) => out.extend_from_slice(&bytes[r.clone()]),
+            }
+        }
+        return Ok(Forked { path: target, bytes: out });
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&target)
+        .map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", target.display()))?;
+    let parts = parts_of(&made.pieces, &session, &bytes);
+    let (written, unproven) = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| write_parts(&parts, &bytes, &mut file));
+        let unproven = check();
+        (writer.join().unwrap_or_else(|_| Err(std::io::Error::other("the writer failed"))), unproven)
+    });
+    let written = written.and_then(|()| {
+        if unproven.is_empty() {
+            return Ok(());
+        }
+        // A line that printing would change: the file is written again with it printed.
+        let made = pieces(&|i| unproven.binary_search(&i).is_err()).map_err(std::io::Error::other)?;
+        file.set_len(0)?;
+        file.seek(std::io::SeekFrom::Start(0))?;
+        write_parts(&parts_of(&made.pieces, &session, &bytes), &bytes, &mut file)
+    });
+    let written = written.and_then(|()| if opts.sync { file.sync_all() } else { Ok(()) });
+    if let Err(e) = written {
+        drop(file);
+        let _ = std::fs::remove_file(&target);
+        anyhow::bail!("{}: cannot write: {e} (nothing left behind)", target.display());
+    }
+    Ok(Forked { path: target, bytes: Vec::new() })
+}
+
+/// The parts of a new file: runs of records copied as they are become byte ranges of the old
+/// file (each line with its break).
+fn parts_of<'p>(
+    pieces: &'p [session_core::branched::Piece],
+    session: &'p session_core::Session<'p>,
+    bytes: &[u8],
+) -> Vec<Part<'p>> {
     let mut parts: Vec<Part<'_>> = Vec::new();
-    for piece in &made.pieces {
+    for piece in pieces {
         match piece {
             session_core::branched::Piece::Bytes(b) => parts.push(Part::Bytes(b)),
             session_core::branched::Piece::Record(i) => {
@@ -229,29 +308,7 @@ pub fn fork_with(
             }
         }
     }
-    if opts.dry_run {
-        let mut out = Vec::new();
-        for part in &parts {
-            match part {
-                Part::Bytes(b) => out.extend_from_slice(b),
-                Part::Range(r) => out.extend_from_slice(&bytes[r.clone()]),
-            }
-        }
-        return Ok(Forked { path: target, bytes: out });
-    }
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&target)
-        .map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", target.display()))?;
-    let written =
-        write_parts(&parts, &bytes, &mut file).and_then(|()| if opts.sync { file.sync_all() } else { Ok(()) });
-    if let Err(e) = written {
-        drop(file);
-        let _ = std::fs::remove_file(&target);
-        anyhow::bail!("{}: cannot write: {e} (nothing left behind)", target.display());
-    }
-    Ok(Forked { path: target, bytes: Vec::new() })
+    parts
 }
 
 /// A part of a new file: bytes made here, or a range of the old file.
