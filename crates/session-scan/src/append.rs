@@ -27,6 +27,18 @@ pub struct AppendOptions {
     pub dry_run: bool,
     /// Sync the file to disk after the write (Pi does not).
     pub sync: bool,
+    /// Rewrite a version 1 or 2 session first, as Pi's migration would (atomically), instead of
+    /// refusing it.
+    pub migrate: bool,
+}
+
+/// Rewrites `path` as Pi's migration would when it is a version 1 or 2 session and `opts` asks
+/// for it (never on a dry run).
+fn migrate_if_asked(path: &Path, opts: AppendOptions) -> anyhow::Result<()> {
+    if opts.migrate && !opts.dry_run {
+        crate::manager::Opener::default().migrate(true).open(path, None, None).map_err(anyhow::Error::new)?;
+    }
+    Ok(())
 }
 
 /// Where the time and the new ids come from: the clock and random UUIDs, or fixed ones for tests.
@@ -57,7 +69,7 @@ fn loaded<'b>(path: &Path, bytes: &'b [u8], done: &str, old: Rewritten) -> anyho
     })?;
     if let (Some(version), Rewritten::Refused) = (session.migrated_from, old) {
         anyhow::bail!(
-            "{name}: a version {version} session, which Pi rewrites whole when it opens it: nothing {done} (open it in Pi first)"
+            "{name}: a version {version} session, which Pi rewrites whole when it opens it: nothing {done} (--migrate rewrites it first, as Pi would)"
         );
     }
     Ok(session)
@@ -88,6 +100,7 @@ pub fn append_with(
     opts: AppendOptions,
     sources: Sources<'_>,
 ) -> anyhow::Result<Appended> {
+    migrate_if_asked(path, opts)?;
     let name = path.display();
     let mut file = std::fs::OpenOptions::new()
         .read(true)
@@ -153,6 +166,7 @@ pub fn fork_with(
     sources: &mut dyn session_core::state::Sources,
 ) -> anyhow::Result<Forked> {
     use rayon::prelude::*;
+    migrate_if_asked(path, opts)?;
     let name = path.display();
     let (bytes, _) =
         crate::read_file(path, crate::ReadStrategy::Auto).map_err(|e| anyhow::anyhow!("{name}: cannot read: {e}"))?;
@@ -167,7 +181,7 @@ pub fn fork_with(
     })?;
     if let Some(version) = session.migrated_from {
         anyhow::bail!(
-            "{name}: a version {version} session, which Pi rewrites whole when it opens it: nothing forked (open it in Pi first)"
+            "{name}: a version {version} session, which Pi rewrites whole when it opens it: nothing forked (--migrate rewrites it first, as Pi would)"
         );
     }
     // `SessionManager.open`: the header's cwd, resolved (an empty or missing one is the current folder).

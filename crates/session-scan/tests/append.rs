@@ -81,9 +81,12 @@ fn dry_runs_write_nothing_and_writers_take_turns() {
     let first = std::fs::read_dir(&source).unwrap().next().unwrap().unwrap().path();
     std::fs::copy(&first, &copy).unwrap();
     let before = std::fs::read(&copy).unwrap();
-    let dry =
-        session_scan::append::append(&copy, &Change::Name("x".into()), AppendOptions { dry_run: true, sync: false })
-            .unwrap();
+    let dry = session_scan::append::append(
+        &copy,
+        &Change::Name("x".into()),
+        AppendOptions { dry_run: true, ..AppendOptions::default() },
+    )
+    .unwrap();
     assert!(String::from_utf8(dry.bytes).unwrap().contains("\"name\":\"x\""));
     assert_eq!(std::fs::read(&copy).unwrap(), before);
     let holder = std::fs::OpenOptions::new().read(true).open(&copy).unwrap();
@@ -91,9 +94,12 @@ fn dry_runs_write_nothing_and_writers_take_turns() {
     let refused = session_scan::append::append(&copy, &Change::Name("y".into()), AppendOptions::default());
     assert!(refused.unwrap_err().to_string().contains("another session-scan is writing to it"));
     holder.unlock().unwrap();
-    let done =
-        session_scan::append::append(&copy, &Change::Name("y".into()), AppendOptions { dry_run: false, sync: true })
-            .unwrap();
+    let done = session_scan::append::append(
+        &copy,
+        &Change::Name("y".into()),
+        AppendOptions { sync: true, ..AppendOptions::default() },
+    )
+    .unwrap();
     assert_eq!(done.id.len(), 8);
     let session = std::fs::read(&copy).unwrap();
     assert_eq!(session_core::Session::load(&session).unwrap().name().unwrap().to_str_lossy(), "y");
@@ -146,5 +152,36 @@ fn rename_and_label_commands() {
         String::from_utf8_lossy(&refused.stderr)
     );
     assert_eq!(std::fs::read(&old_copy).unwrap(), std::fs::read(&old).unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A version 1 session: refused and left alone, unless migration is asked for, which rewrites it
+/// as version 3 (fresh ids, chained) before the name is appended; never on a dry run.
+#[test]
+fn an_old_session_is_migrated_only_when_asked() {
+    let dir = std::env::temp_dir().join(format!("session-scan-append-migrate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("s.jsonl");
+    std::fs::copy(corpora().join("edge/sessions/01-v1-legacy-linear.jsonl"), &copy).unwrap();
+    let before = std::fs::read(&copy).unwrap();
+    let old = session_core::Session::load(&before).unwrap();
+    assert_eq!(old.migrated_from, Some(1));
+    let name = Change::Name("migrated".into());
+    let refused = session_scan::append::append(&copy, &name, AppendOptions::default());
+    assert!(refused.unwrap_err().to_string().contains("--migrate"));
+    let dry = AppendOptions { dry_run: true, migrate: true, ..AppendOptions::default() };
+    assert!(session_scan::append::append(&copy, &name, dry).is_err());
+    assert_eq!(std::fs::read(&copy).unwrap(), before, "refusals and dry runs leave the file alone");
+    let done = session_scan::append::append(&copy, &name, AppendOptions { migrate: true, ..AppendOptions::default() });
+    done.unwrap();
+    let after = std::fs::read(&copy).unwrap();
+    let new = session_core::Session::load(&after).unwrap();
+    assert_eq!(new.migrated_from, None);
+    assert!(
+        String::from_utf8_lossy(&after).starts_with(r#"{"type":"session","#)
+            && String::from_utf8_lossy(&after).contains(r#""version":3"#)
+    );
+    assert_eq!(new.entries().count(), old.entries().count() + 1);
+    assert_eq!(new.name().unwrap().to_str_lossy(), "migrated");
     std::fs::remove_dir_all(&dir).unwrap();
 }

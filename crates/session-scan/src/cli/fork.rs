@@ -28,13 +28,16 @@ pub struct ForkArgs {
     /// Sync the new file to disk (Pi does not).
     #[arg(long)]
     sync: bool,
+    /// Rewrite a version 1 or 2 session first, as Pi would when it opens it (atomically).
+    #[arg(long, conflicts_with = "cwd")]
+    migrate: bool,
 }
 
 /// Runs it: the new file's path on stdout (with `--dry-run`, its lines).
 pub fn run(a: &ForkArgs, _g: &super::Globals) -> anyhow::Result<bool> {
     let here = session_scan::resolve::Places::for_args(None, a.dir.clone(), a.atomic);
     let path = session_scan::named::resolve_arg(&a.session, &here)?;
-    let opts = session_scan::append::AppendOptions { dry_run: a.dry_run, sync: a.sync };
+    let opts = session_scan::append::AppendOptions { dry_run: a.dry_run, sync: a.sync, migrate: a.migrate };
     let made = match &a.cwd {
         Some(target) => {
             let there = session_scan::resolve::Places::for_args(Some(target), a.dir.clone(), a.atomic);

@@ -15,6 +15,9 @@ pub struct WriteArgs {
     /// Sync the file to disk after the write (Pi does not).
     #[arg(long)]
     pub sync: bool,
+    /// Rewrite a version 1 or 2 session first, as Pi would when it opens it (atomically).
+    #[arg(long)]
+    pub migrate: bool,
     /// Look an id up as Pi run in this folder would.
     #[arg(long)]
     pub cwd: Option<String>,
@@ -42,7 +45,11 @@ pub struct RenameArgs {
 pub fn append(arg: &str, change: &Change, w: &WriteArgs) -> anyhow::Result<bool> {
     let places = session_scan::resolve::Places::for_args(w.cwd.as_deref(), w.dir.clone(), w.atomic);
     let path = session_scan::named::resolve_arg(arg, &places)?;
-    let done = session_scan::append::append(&path, change, AppendOptions { dry_run: w.dry_run, sync: w.sync })?;
+    let done = session_scan::append::append(
+        &path,
+        change,
+        AppendOptions { dry_run: w.dry_run, sync: w.sync, migrate: w.migrate },
+    )?;
     let mut out = std::io::stdout().lock();
     if w.dry_run {
         out.write_all(&done.bytes)?;
