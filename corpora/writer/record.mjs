@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Records cases.jsonl and migrations.jsonl from Pi 1.6: node record.mjs RECORDER_DIR [CASES], from
-// this folder (CASES defaults to 120).
+// Records cases.jsonl, migrations.jsonl and cuts.jsonl from Pi 1.6: node record.mjs RECORDER_DIR
+// [CASES], from this folder (CASES defaults to 160).
 //
 // cases.jsonl: random scripts of SessionManager operations (seeded, so the same scripts come
 // back), each run by Pi 1.6's own SessionManager in an empty folder: every append type, branch,
@@ -8,13 +8,15 @@
 // sessions with a parent, reopening and continuing. Each operation runs at a time of its own;
 // randomUUID() and the random bytes of session ids are counted (recording.mjs), so the script
 // gives the same ids on every run and in our replay. Recorded: the operations (values as JSON
-// text), each one's result or error (files it wrote get its time as their mtime), the session ids Pi drew in order, and every file left in the
-// folder (the folder written as <dir>).
+// text), each one's result or error, the leaf and file after it (files it wrote get its time as
+// their mtime), the session ids Pi drew in order, every file left in the folder (the folder
+// written as <dir>), and how Pi loads each of them (record.mjs tree and context).
 //
 // migrations.jsonl: every version 1 or 2 session of the edge and hostile corpora, opened by Pi
 // (which rewrites it whole), with the count of randomUUID() started again: the bytes Pi wrote, or
 // why it failed.
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -25,7 +27,7 @@ const setClock = settableClock("2026-03-01T10:00:00.000Z");
 const restartUuids = await countedRandomness();
 const { SessionManager } = await piModule("core/session-manager.js");
 
-const CASES = Number(process.argv[3] ?? 120);
+const CASES = Number(process.argv[3] ?? 160);
 const CWD = "/work/project";
 const OTHER_CWD = "/work/other";
 
@@ -173,8 +175,17 @@ function runCase(seed) {
 		ops.push(op);
 	}
 	const files = filesOf(dir);
+	// How Pi loads each file left: its tree and its context (record.mjs, from the folder).
+	const loaded = {};
+	const names = Object.keys(files).filter((f) => f.endsWith(".jsonl"));
+	if (sm !== null && names.length > 0) {
+		for (const what of ["tree", "context"]) {
+			const run = spawnSync("node", [join(recorder, "record.mjs"), what, ...names], { cwd: dir, encoding: "utf8", maxBuffer: 1 << 28 });
+			loaded[what] = run.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l.split(dir).join("<dir>")));
+		}
+	}
 	rmSync(dir, { recursive: true, force: true });
-	return { seed, ops: ops.map(encode), sessionIds: drawn.splice(0), files };
+	return { seed, ops: ops.map(encode), sessionIds: drawn.splice(0), files, loaded };
 
 	function run(op) {
 		const path = (f) => join(dir, f);

@@ -10,6 +10,7 @@ use session_scan::store;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use common::records::{CONTEXT_KEYS, ours_context, ours_tree, same, strip};
 use common::{corpora, parse};
 use session_core::Session;
 use session_core::json::{JsStr, Object, Value, to_json};
@@ -23,17 +24,6 @@ fn corpus_dir(corpus: &str) -> PathBuf {
     match std::env::var_os("SESSION_SCAN_HOSTILE") {
         Some(dir) if corpus == "hostile" => PathBuf::from(dir),
         _ => corpora().join(corpus),
-    }
-}
-
-/// JSON equality with object keys in any order and numbers compared exactly.
-fn same(a: &Value<'_>, b: &Value<'_>) -> bool {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.iter().any(|(k2, v2)| k == k2 && same(v, v2)))
-        }
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
-        _ => a == b,
     }
 }
 
@@ -74,16 +64,6 @@ fn local_path(corpus: &str, file: &str) -> PathBuf {
         None => file,
     };
     corpus_dir(corpus).join("sessions").join(rel)
-}
-
-fn strip(rec: &Value<'_>, keep: &[&'static str]) -> Value<'static> {
-    let mut o = Object::new();
-    for k in keep {
-        if let Some(v) = rec.get(k) {
-            o.insert(*k, v.clone().into_owned());
-        }
-    }
-    Value::Object(o)
 }
 
 /// What happened to one file of a golden: matched, or one of the listed deliberate differences.
@@ -128,13 +108,6 @@ fn check_golden(corpus: &str, golden: &str, keys: &[&'static str], ours: Ours) -
         results.push((file, outcome));
     }
     results
-}
-
-fn ours_tree(path: &Path, file: &str) -> Result<Value<'static>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-    let s = Session::load(&bytes).map_err(|e| e.to_string())?;
-    let tree = s.tree();
-    Ok(render::tree_record(file, &s, &tree).0.into_owned())
 }
 
 fn ours_stats(path: &Path, file: &str) -> Result<Value<'static>, String> {
@@ -383,37 +356,6 @@ fn leaf_branch_and_name_match_pi_1_6() {
     assert_eq!(check_leaf_branch_name("edge", "context.jsonl"), 42);
     assert_eq!(check_leaf_branch_name("real", "golden-context.jsonl"), 2);
 }
-
-fn ours_context(path: &Path, file: &str) -> Result<Value<'static>, String> {
-    use session_core::context::{Dialect, LeafChoice, build_context};
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-    let s = Session::load(&bytes).map_err(|e| e.to_string())?;
-    let arena = bumpalo::Bump::new();
-    let ctx = build_context(&s, &LeafChoice::Session, Dialect::Pi, &arena);
-    let branch = s.branch(None).path;
-    let text = render::context_record(file, &s, s.leaf_id(), &branch, &ctx, &ctx.messages);
-    let mut rec = parse(std::str::from_utf8(&text).unwrap());
-    // `projection` as context.mjs prints it: the source entry's id and type, and its count.
-    let projection = ctx
-        .projection
-        .iter()
-        .map(|&(i, n)| {
-            let e = &s.records[i];
-            let mut o = Object::new();
-            o.insert("id", e.id.to_value().unwrap_or(Value::Null).into_owned());
-            o.insert("type", e.entry_type.to_value().unwrap_or(Value::Null).into_owned());
-            o.insert("messages", Value::Number(n as f64));
-            Value::Object(o)
-        })
-        .collect();
-    let Value::Object(o) = &mut rec else { unreachable!() };
-    o.insert("projection", Value::Array(projection));
-    // The header as Pi's getHeader() gives it: after migration.
-    o.insert("header", s.header.clone().into_owned());
-    Ok(rec)
-}
-
-const CONTEXT_KEYS: &[&str] = &["header", "leafId", "branch", "sessionName", "entryCount", "context", "projection"];
 
 #[test]
 fn sample_corpus_contexts_match_pi_1_6() {

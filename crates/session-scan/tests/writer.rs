@@ -4,6 +4,8 @@
 //! byte; version 1 and 2 sessions migrated on request must be rewritten as Pi rewrites them.
 #![allow(clippy::unwrap_used)] // test inputs are committed; a panic is a failed test
 
+mod common;
+
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -12,6 +14,8 @@ use serde_json::Value as Json;
 use session_core::json::{Value, parse_value};
 use session_core::state::{BranchSummary, Compaction, NewSession, Sources};
 use session_scan::manager::{ManagerError, Opener, SessionManager};
+
+use common::records::{CONTEXT_KEYS, ours_context, ours_tree, same, strip};
 
 fn corpus(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora/writer").join(name)
@@ -219,7 +223,7 @@ fn scripts_leave_the_files_pi_leaves() {
 
 fn replay_scripts() {
     let text = std::fs::read_to_string(corpus("cases.jsonl")).unwrap();
-    let (mut cases, mut ops_run, mut files_compared) = (0, 0, 0);
+    let (mut cases, mut ops_run, mut files_compared, mut loads_compared) = (0, 0, 0, 0);
     for line in text.lines() {
         let case: Json = serde_json::from_str(line).unwrap();
         let seed = case["seed"].as_u64().unwrap();
@@ -274,9 +278,31 @@ fn replay_scripts() {
             assert_eq!(&ours[name], text, "seed {seed}: {name}");
             files_compared += 1;
         }
+        // Each file loads in our reader with the tree and context Pi's gives it.
+        type Ours = fn(&Path, &str) -> Result<session_core::json::Value<'static>, String>;
+        let checks: [(&str, &[&'static str], Ours); 2] =
+            [("tree", &["roots", "nodes"], ours_tree), ("context", CONTEXT_KEYS, ours_context)];
+        for (what, keys, ours) in checks {
+            for rec in case["loaded"][what].as_array().into_iter().flatten() {
+                let pi = common::parse(&rec.to_string());
+                let file = rec["file"].as_str().unwrap();
+                let mine = ours(&dir.join(file), file).unwrap_or_else(|e| panic!("seed {seed}: {file}: {e}"));
+                let mine = common::parse(&shown(session_core::json::to_json(&strip(&mine, keys))));
+                assert!(
+                    same(&mine, &strip(&pi, keys)),
+                    "seed {seed}: {what} of {file}\nours: {}\nPi's: {}",
+                    session_core::json::to_json(&mine),
+                    session_core::json::to_json(&strip(&pi, keys))
+                );
+                loads_compared += 1;
+            }
+        }
         cases += 1;
     }
-    assert!(cases >= 100 && ops_run >= 3000 && files_compared >= 100, "{cases} {ops_run} {files_compared}");
+    assert!(
+        cases >= 100 && ops_run >= 3000 && files_compared >= 100 && loads_compared >= 400,
+        "{cases} cases, {ops_run} operations, {files_compared} files, {loads_compared} trees and contexts"
+    );
 }
 
 #[test]

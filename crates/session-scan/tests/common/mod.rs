@@ -2,6 +2,7 @@
 
 #[allow(dead_code)] // only the binary's tests run it
 pub mod binary;
+pub mod records;
 
 /// A small deterministic generator (xorshift64) for drawn inputs.
 #[allow(dead_code)] // not every test crate draws inputs
