@@ -630,3 +630,67 @@ fn fork_copies_file_to_file_what_the_branched_session_holds() {
     }
     assert!(same > 250, "{same} forked");
 }
+
+#[test]
+fn atomic_internal_markers_are_written_kept_and_inherited() {
+    use session_core::record::Workflow;
+    let tmp = tempdir("internal");
+    let dir = tmp.as_path();
+    let arena = bumpalo::Bump::new();
+    let text = user_message("hi");
+    let hi = parse_value(text.as_bytes(), &arena).unwrap();
+    let stage = Workflow { run_id: "run-1".into(), stage_id: "s1".into(), stage_name: " plan ".into() };
+
+    // Made internal: the header carries the marker after parentSession, values untrimmed.
+    let options = NewSession { workflow: Some(stage.clone()), ..NewSession::default() };
+    let mut m = Opener::default().sources(fixed_sources()).create("/work/p", Some(dir), &options).unwrap();
+    m.append_message(&hi).unwrap();
+    let path = m.session_file().unwrap().to_owned();
+    let header = std::fs::read_to_string(&path).unwrap().lines().next().unwrap().to_owned();
+    assert!(
+        header.ends_with(
+            r#""cwd":"/work/p","internal":true,"workflow":{"runId":"run-1","stageId":"s1","stageName":" plan "}}"#
+        ),
+        "{header}"
+    );
+    // A valid marker is never overwritten.
+    let other = Workflow { run_id: "run-2".into(), ..stage.clone() };
+    assert!(!m.mark_session_internal(&other).unwrap());
+    // A branched session inherits it.
+    let branched = m.create_branched_session(None).unwrap().unwrap();
+    let first = std::fs::read_to_string(&branched).unwrap();
+    assert!(first.lines().next().unwrap().contains(r#""internal":true,"workflow":{"runId":"run-1""#), "{first}");
+    drop(m);
+
+    // Marked later: the written file's header is rewritten (the other lines byte for byte), and
+    // a marker with an empty field is refused.
+    let later = dir.join("later");
+    let mut m =
+        Opener::default().sources(fixed_sources()).create("/work/p", Some(&later), &NewSession::default()).unwrap();
+    m.append_message(&hi).unwrap();
+    m.append_session_info("plain").unwrap();
+    let path = m.session_file().unwrap().to_owned();
+    let before = std::fs::read_to_string(&path).unwrap();
+    let empty = Workflow { stage_name: "  ".into(), ..stage.clone() };
+    assert!(m.mark_session_internal(&empty).is_err());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    assert!(m.mark_session_internal(&stage).unwrap());
+    let after = std::fs::read_to_string(&path).unwrap();
+    let (old_head, old_rest) = before.split_once('\n').unwrap();
+    let (new_head, new_rest) = after.split_once('\n').unwrap();
+    assert_eq!(new_rest, old_rest);
+    assert_eq!(
+        new_head,
+        format!(
+            r#"{},"internal":true,"workflow":{{"runId":"run-1","stageId":"s1","stageName":" plan "}}}}"#,
+            &old_head[..old_head.len() - 1]
+        )
+    );
+    // Appends go on after the rewrite, to the new file.
+    m.append_session_info("still appending").unwrap();
+    drop(m);
+    let s = std::fs::read(&path).unwrap();
+    assert_eq!(session_core::Session::load(&s).unwrap().name().unwrap().to_str_lossy(), "still appending");
+    let marker = session_core::record::Workflow::of_header(&session_core::Session::load(&s).unwrap().header);
+    assert_eq!(marker, Some(stage));
+}
