@@ -13,17 +13,7 @@ export function piModule(rel) {
 
 /** From now on `new Date()` and `Date.now()` give `iso`; dates built from values are as before. */
 export function stopClockAt(iso) {
-	const fixed = Date.parse(iso);
-	const RealDate = Date;
-	globalThis.Date = class extends RealDate {
-		constructor(...args) {
-			if (args.length === 0) super(fixed);
-			else super(...args);
-		}
-		static now() {
-			return fixed;
-		}
-	};
+	settableClock(iso);
 }
 
 /** The `*.jsonl` files under `dir`, recursively, in name order. */

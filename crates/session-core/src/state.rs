@@ -195,18 +195,7 @@ fn str_value(s: &str) -> Value<'static> {
 }
 
 fn role_of(message: &Value<'_>) -> Option<Role> {
-    let role = message.get("role")?.as_str()?;
-    Some(match role.as_bytes() {
-        b"user" => Role::User,
-        b"assistant" => Role::Assistant,
-        b"toolResult" => Role::ToolResult,
-        b"bashExecution" => Role::BashExecution,
-        b"custom" => Role::Custom,
-        b"system" => Role::System,
-        b"branchSummary" => Role::BranchSummary,
-        b"compactionSummary" => Role::CompactionSummary,
-        _ => Role::Other,
-    })
+    Some(Role::of(message.get("role")?.as_str()?.as_bytes()))
 }
 
 impl SessionState {

@@ -368,22 +368,7 @@ pub fn fork_to(path: &Path, target_cwd: &str, target_dir: &Path, opts: AppendOpt
         return Ok(Forked { path: target, bytes: made });
     }
     std::fs::create_dir_all(target_dir).map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", target_dir.display()))?;
-    write_new(&target, &made, opts.sync)?;
+    let mut disk = crate::manager::RealDisk;
+    crate::manager::create_new(&target, &made, &mut disk, opts.sync).map_err(anyhow::Error::new)?;
     Ok(Forked { path: target, bytes: made })
-}
-
-/// Creates `target` exclusively and writes `bytes` with one write; a failed write removes it.
-fn write_new(target: &Path, bytes: &[u8], sync: bool) -> anyhow::Result<()> {
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(target)
-        .map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", target.display()))?;
-    let written = file.write_all(bytes).and_then(|()| if sync { file.sync_all() } else { Ok(()) });
-    if let Err(e) = written {
-        drop(file);
-        let _ = std::fs::remove_file(target);
-        anyhow::bail!("{}: cannot write: {e} (nothing left behind)", target.display());
-    }
-    Ok(())
 }

@@ -365,7 +365,7 @@ fn open_locked(path: &Path) -> Result<File> {
 }
 
 /// Creates `path` exclusively and writes `bytes`; a failed write removes it.
-fn create_new(path: &Path, bytes: &[u8], disk: &mut dyn Disk, sync: bool) -> Result<File> {
+pub(crate) fn create_new(path: &Path, bytes: &[u8], disk: &mut dyn Disk, sync: bool) -> Result<File> {
     let mut file =
         std::fs::OpenOptions::new().read(true).append(true).create_new(true).open(path).map_err(io(path, "create"))?;
     let _ = file.try_lock();

@@ -809,7 +809,14 @@ impl Entry<'_> {
     /// The message role of a `message` entry, after migration; `None` when it has no string role.
     pub fn message_role(&self) -> Option<Role> {
         let PropertyValue::Str(r) = self.role() else { return None };
-        Some(match r.as_bytes() {
+        Some(Role::of(r.as_bytes()))
+    }
+}
+
+impl Role {
+    /// The role a `role` string names.
+    pub fn of(role: &[u8]) -> Role {
+        match role {
             b"user" => Role::User,
             b"assistant" => Role::Assistant,
             b"toolResult" => Role::ToolResult,
@@ -819,7 +826,7 @@ impl Entry<'_> {
             b"branchSummary" => Role::BranchSummary,
             b"compactionSummary" => Role::CompactionSummary,
             _ => Role::Other,
-        })
+        }
     }
 }
 
