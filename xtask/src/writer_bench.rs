@@ -1,8 +1,9 @@
 //! `cargo xtask bench-writer [--session FILE]`: the writer beside Pi 1.6's on one session of
 //! 100 MB or more (a generated one of 107 MB unless FILE is given): opening it for appending and
 //! one append, in process (`examples/writer_timing` beside `reference/writer-timing.mjs`), and
-//! `session-scan fork` beside reading and counting the file's lines (`examples/count_lines`),
-//! whole processes, 9 interleaved runs, medians.
+//! `session-scan fork` beside reading and counting the file's lines (`examples/count_lines`) and
+//! beside `cp` (the same bytes written, nothing read for them), whole processes, 9 interleaved
+//! runs, medians.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -65,8 +66,14 @@ pub fn bench_writer(session: Option<PathBuf>) -> anyhow::Result<()> {
         std::fs::copy(&file, &session)?;
     }
     let ours_bin = target.join("release/session-scan");
-    let (mut fork, mut count) = (Vec::new(), Vec::new());
+    let (mut fork, mut count, mut copy) = (Vec::new(), Vec::new(), Vec::new());
+    let copied = alone.join("copy.jsonl");
     for _ in 0..9 {
+        // Writing the same bytes without reading them for anything: `cp`.
+        let t = std::time::Instant::now();
+        run(Command::new("cp").arg(&session).arg(&copied))?;
+        copy.push(t.elapsed().as_secs_f64() * 1000.0);
+        std::fs::remove_file(&copied)?;
         let t = std::time::Instant::now();
         run(Command::new(target.join("release/examples/count_lines")).arg(&alone))?;
         count.push(t.elapsed().as_secs_f64() * 1000.0);
@@ -79,10 +86,11 @@ pub fn bench_writer(session: Option<PathBuf>) -> anyhow::Result<()> {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    let (fork, count) = (median(&mut fork), median(&mut count));
+    let (fork, count, copy) = (median(&mut fork), median(&mut count), median(&mut copy));
     println!(
-        "  session-scan fork: {fork:.1} ms; memchr line count {count:.1} ms: {:.0}% of its speed",
-        100.0 * count / fork
+        "  session-scan fork: {fork:.1} ms; memchr line count {count:.1} ms: {:.0}% of its speed; cp {copy:.1} ms: {:.0}% of its speed",
+        100.0 * count / fork,
+        100.0 * copy / fork
     );
     std::fs::remove_dir_all(&alone)?;
     Ok(())
