@@ -271,11 +271,8 @@ pub fn fork_with(
         .open(&target)
         .map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", target.display()))?;
     let parts = parts_of(&made.pieces, &session, &bytes);
-    let (written, unproven) = std::thread::scope(|scope| {
-        let writer = scope.spawn(|| write_parts(&parts, &bytes, &mut file));
-        let unproven = check();
-        (writer.join().unwrap_or_else(|_| Err(std::io::Error::other("the writer failed"))), unproven)
-    });
+    // Both on the pool: the write takes one worker, the check the others, then that one too.
+    let (written, unproven) = rayon::join(|| write_parts(&parts, &bytes, &mut file), check);
     let written = written.and_then(|()| {
         if unproven.is_empty() {
             return Ok(());
