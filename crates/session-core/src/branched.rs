@@ -229,7 +229,7 @@ pub fn branched_pieces(
     if !out.is_empty() {
         pieces.push(Piece::Bytes(out));
     }
-    let file_name = format!("{}_{}.jsonl", from.timestamp.replace([':', '.'], "-"), from.session_id);
+    let file_name = crate::state::file_name(from.timestamp, from.session_id);
     Ok(BranchedPieces { pieces, file_name, has_conversation })
 }
 

@@ -144,7 +144,6 @@ pub struct Pending {
     pub write: Write,
     line: Vec<u8>,
     entry: Indexed,
-    conversation: bool,
     /// The leaf when the write fails (`branchWithSummary` moves it first).
     leaf_on_failure: Option<PropertyValue<'static>>,
 }
@@ -489,7 +488,7 @@ impl SessionState {
             kind,
             role,
         };
-        Pending { id, write, line, entry, conversation, leaf_on_failure }
+        Pending { id, write, line, entry, leaf_on_failure }
     }
 
     /// Takes a prepared append in once its bytes are written.
@@ -501,7 +500,7 @@ impl SessionState {
             self.missing_newline = false;
         }
         self.bytes.extend_from_slice(&pending.line);
-        self.conversation = pending.conversation;
+        self.conversation |= matches!(pending.entry.role, Some(Role::User | Role::Assistant));
         self.leaf = Some(pending.entry.id.clone());
         self.by_id.insert(pending.entry.id.clone(), self.entries.len());
         self.entries.push(pending.entry);

@@ -51,23 +51,15 @@ pub struct Sources<'s> {
     pub long_id: &'s mut dyn FnMut() -> String,
 }
 
-/// What to do with a version 1 or 2 session, which Pi rewrites whole when it opens it.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Rewritten {
-    /// Refuse it: writing to it as Pi does means opening it as Pi does.
-    Refused,
-    /// Read it as it is (`forkFrom` copies the entries it reads without migrating them).
-    Read,
-}
-
-/// The session in `bytes` (of `path`), or why nothing is `done` to it.
-fn loaded<'b>(path: &Path, bytes: &'b [u8], done: &str, old: Rewritten) -> anyhow::Result<session_core::Session<'b>> {
+/// The session in `bytes` (of `path`), or why nothing is `done` to it: a version 1 or 2 session
+/// is refused, since writing to it as Pi does means opening it as Pi does (which rewrites it).
+fn loaded<'b>(path: &Path, bytes: &'b [u8], done: &str) -> anyhow::Result<session_core::Session<'b>> {
     let name = path.display().to_string();
-    let session = session_core::Session::load(bytes).map_err(|e| {
+    let session = crate::load_session(bytes, &crate::UTC).map_err(|e| {
         let (line, offset) = e.place();
         anyhow::anyhow!(crate::render::error_text(&name, line, offset, &format!("{}: nothing {done}", e.reason())))
     })?;
-    if let (Some(version), Rewritten::Refused) = (session.migrated_from, old) {
+    if let Some(version) = session.migrated_from {
         anyhow::bail!(
             "{name}: a version {version} session, which Pi rewrites whole when it opens it: nothing {done} (--migrate rewrites it first, as Pi would)"
         );
@@ -75,21 +67,13 @@ fn loaded<'b>(path: &Path, bytes: &'b [u8], done: &str, old: Rewritten) -> anyho
     Ok(session)
 }
 
-/// The time now as `Date.prototype.toISOString` writes it: `2026-01-05T14:03:07.123Z`.
-pub fn iso_now() -> String {
-    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
-}
-
-/// A random UUID (version 4), as `crypto.randomUUID()` gives.
-pub fn random_uuid() -> String {
-    uuid::Uuid::new_v4().to_string()
-}
-
 /// Appends `change` to the session at `path`, with the clock and random ids.
 pub fn append(path: &Path, change: &Change, opts: AppendOptions) -> anyhow::Result<Appended> {
-    let mut now = iso_now;
-    let mut short = || random_uuid()[..8].to_owned();
-    let mut long = random_uuid;
+    use session_core::state::Sources as _;
+    let system = std::cell::RefCell::new(crate::manager::SystemSources);
+    let mut now = || session_core::state::iso_time(system.borrow_mut().now_ms());
+    let mut short = || system.borrow_mut().random_uuid()[..8].to_owned();
+    let mut long = || system.borrow_mut().random_uuid();
     append_with(path, change, opts, Sources { now: &mut now, short_id: &mut short, long_id: &mut long })
 }
 
@@ -120,7 +104,7 @@ pub fn append_with(
     }
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes).map_err(|e| anyhow::anyhow!("{name}: cannot read: {e}"))?;
-    let session = loaded(path, &bytes, "appended", Rewritten::Refused)?;
+    let session = loaded(path, &bytes, "appended")?;
     let id = session_core::append::new_entry_id(&session, sources.short_id, sources.long_id);
     let line = session_core::append::change_line(&session, change, &id, &(sources.now)())
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
@@ -170,20 +154,7 @@ pub fn fork_with(
     let name = path.display();
     let (bytes, _) =
         crate::read_file(path, crate::ReadStrategy::Auto).map_err(|e| anyhow::anyhow!("{name}: cannot read: {e}"))?;
-    let session = crate::load_session(&bytes, &crate::UTC).map_err(|e| {
-        let (line, offset) = e.place();
-        anyhow::anyhow!(crate::render::error_text(
-            &name.to_string(),
-            line,
-            offset,
-            &format!("{}: nothing forked", e.reason())
-        ))
-    })?;
-    if let Some(version) = session.migrated_from {
-        anyhow::bail!(
-            "{name}: a version {version} session, which Pi rewrites whole when it opens it: nothing forked (--migrate rewrites it first, as Pi would)"
-        );
-    }
+    let session = loaded(path, &bytes, "forked")?;
     // `SessionManager.open`: the header's cwd, resolved (an empty or missing one is the current folder).
     let header_cwd = session.header.get("cwd").and_then(|c| c.as_str()).map(|c| c.to_str_lossy().into_owned());
     let cwd = crate::store::resolve_path(header_cwd.as_deref().unwrap_or(""));
@@ -345,27 +316,14 @@ fn write_parts(parts: &[Part<'_>], source: &[u8], out: &mut std::fs::File) -> st
 /// exclusively and written whole; nothing is written to the old file (Pi's loader adds a missing
 /// last line break to it).
 pub fn fork_to(path: &Path, target_cwd: &str, target_dir: &Path, opts: AppendOptions) -> anyhow::Result<Forked> {
-    let name = path.display();
-    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{name}: cannot read: {e}"))?;
-    let session = loaded(path, &bytes, "forked", Rewritten::Read)?;
-    let parent = crate::store::resolve_path(&path.to_string_lossy());
+    let mut sources = crate::manager::SystemSources;
     let cwd = crate::store::resolve_path(target_cwd);
-    let session_id = uuid::Uuid::now_v7().to_string();
-    let timestamp = iso_now();
-    let header = session_core::record::Header {
-        id: &session_id,
-        timestamp: &timestamp,
-        cwd: &cwd,
-        parent_session: Some(&parent),
-        workflow: None,
-    };
-    let made = session_core::branched::copied_session(&session, &header).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    let target = target_dir.join(format!("{}_{session_id}.jsonl", timestamp.replace([':', '.'], "-")));
+    let options = session_core::state::NewSession::default();
+    let (target, made) = crate::manager::forked_copy(path, &cwd, target_dir, &options, &mut sources)?;
     if opts.dry_run {
         return Ok(Forked { path: target, bytes: made });
     }
     std::fs::create_dir_all(target_dir).map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", target_dir.display()))?;
-    let mut disk = crate::manager::RealDisk;
-    crate::manager::create_new(&target, &made, &mut disk, opts.sync).map_err(anyhow::Error::new)?;
+    crate::manager::create_new(&target, &made, &mut crate::manager::RealDisk, opts.sync)?;
     Ok(Forked { path: target, bytes: made })
 }

@@ -237,30 +237,9 @@ impl Opener {
         dir: Option<&Path>,
         options: &NewSession,
     ) -> Result<SessionManager> {
-        let source = PathBuf::from(crate::store::resolve_path(&source.to_string_lossy()));
         let target_cwd = crate::store::resolve_path(target_cwd);
-        let bytes = std::fs::read(&source).map_err(io(&source, "read"))?;
-        let session = crate::load_session(&bytes, &crate::UTC).map_err(|e| not_a_session(&source, &e))?;
-        if let Some(id) = &options.id
-            && !session_core::state::is_valid_session_id(id)
-        {
-            return Err(StateError::BadSessionId(id.clone()).into());
-        }
         let dir = dir.map_or_else(|| default_dir(&target_cwd), Path::to_owned);
-        let session_id = options.id.clone().unwrap_or_else(|| self.sources.session_id());
-        let timestamp = session_core::state::iso_time(self.sources.now_ms());
-        let parent = source.to_string_lossy().into_owned();
-        let header = session_core::record::Header {
-            id: &session_id,
-            timestamp: &timestamp,
-            cwd: &target_cwd,
-            parent_session: Some(&parent),
-            workflow: None,
-        };
-        let made = session_core::branched::copied_session(&session, &header)
-            .map_err(|e| ManagerError::NotASession { path: source.clone(), reason: e.to_string() })?;
-        drop(session);
-        let target = dir.join(session_core::state::file_name(&timestamp, &session_id));
+        let (target, made) = forked_copy(source, &target_cwd, &dir, options, &mut *self.sources)?;
         std::fs::create_dir_all(&dir).map_err(io(&dir, "create the folder"))?;
         drop(create_new(&target, &made, &mut *self.disk, self.sync)?);
         let (state, handle) = self.load_file(&target, &target_cwd, true)?;
@@ -337,6 +316,39 @@ impl Opener {
 
 /// Files smaller than this are kept in memory when opened; larger ones are indexed only.
 pub const HELD_BELOW: u64 = crate::PARALLEL_SCAN_THRESHOLD as u64;
+
+/// `forkFrom`'s new file (not written): its path in `dir` and its bytes, every record of `source`
+/// (read as it is, not migrated) under a new header for `target_cwd` (resolved) naming `source` as
+/// its parent.
+pub(crate) fn forked_copy(
+    source: &Path,
+    target_cwd: &str,
+    dir: &Path,
+    options: &NewSession,
+    sources: &mut dyn Sources,
+) -> Result<(PathBuf, Vec<u8>)> {
+    let source = PathBuf::from(crate::store::resolve_path(&source.to_string_lossy()));
+    let bytes = std::fs::read(&source).map_err(io(&source, "read"))?;
+    let session = crate::load_session(&bytes, &crate::UTC).map_err(|e| not_a_session(&source, &e))?;
+    if let Some(id) = &options.id
+        && !session_core::state::is_valid_session_id(id)
+    {
+        return Err(StateError::BadSessionId(id.clone()).into());
+    }
+    let session_id = options.id.clone().unwrap_or_else(|| sources.session_id());
+    let timestamp = session_core::state::iso_time(sources.now_ms());
+    let parent = source.to_string_lossy().into_owned();
+    let header = session_core::record::Header {
+        id: &session_id,
+        timestamp: &timestamp,
+        cwd: target_cwd,
+        parent_session: Some(&parent),
+        workflow: None,
+    };
+    let made = session_core::branched::copied_session(&session, &header)
+        .map_err(|e| ManagerError::NotASession { path: source.clone(), reason: e.to_string() })?;
+    Ok((dir.join(session_core::state::file_name(&timestamp, &session_id)), made))
+}
 
 /// `getDefaultSessionDir(cwd)`: the cwd's folder of the default store.
 pub fn default_dir(resolved_cwd: &str) -> PathBuf {

@@ -31,6 +31,8 @@ struct Replay {
     now: i64,
     count: u32,
     session_ids: VecDeque<String>,
+    /// Open every file as a large one is opened: indexed, its bytes read back when needed.
+    indexed_only: bool,
 }
 
 #[derive(Clone, Default)]
@@ -52,11 +54,9 @@ impl Sources for Shared {
 
 fn opener(sources: &Shared) -> Opener {
     let opener = Opener::default().sources(sources.clone());
-    // Every file opened indexed only, as a large one is, when asked.
-    if INDEXED_ONLY.load(std::sync::atomic::Ordering::SeqCst) { opener.held_below(1) } else { opener }
+    // Every file opened indexed only, as a large one is, when the replay asks.
+    if sources.0.lock().unwrap().indexed_only { opener.held_below(1) } else { opener }
 }
-
-static INDEXED_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The files under `dir`, by relative path, with `dir` written as `<dir>`.
 fn files_of(dir: &Path) -> BTreeMap<String, String> {
@@ -215,13 +215,12 @@ fn leaf_text(m: &SessionManager) -> Json {
 
 #[test]
 fn scripts_leave_the_files_pi_leaves() {
-    replay_scripts();
+    replay_scripts(false);
     // Again with every file opened as a large one is: indexed, its bytes read back when needed.
-    INDEXED_ONLY.store(true, std::sync::atomic::Ordering::SeqCst);
-    replay_scripts();
+    replay_scripts(true);
 }
 
-fn replay_scripts() {
+fn replay_scripts(indexed_only: bool) {
     let text = std::fs::read_to_string(corpus("cases.jsonl")).unwrap();
     let (mut cases, mut ops_run, mut files_compared, mut loads_compared) = (0, 0, 0, 0);
     for line in text.lines() {
@@ -230,6 +229,7 @@ fn replay_scripts() {
         let tmp = tempdir(&format!("writer-{seed}"));
         let dir = tmp.as_path();
         let sources = Shared::default();
+        sources.0.lock().unwrap().indexed_only = indexed_only;
         sources.0.lock().unwrap().session_ids =
             case["sessionIds"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect();
         let mut sm: Option<SessionManager> = None;
