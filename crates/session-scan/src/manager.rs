@@ -39,7 +39,11 @@ pub enum ManagerError {
     NotASession {
         /// The file.
         path: PathBuf,
-        /// Why, with the line and byte offset where there is one.
+        /// The line that shows it, when one does.
+        line: Option<u64>,
+        /// That line's byte offset.
+        offset: Option<u64>,
+        /// Why.
         reason: String,
     },
     /// A version 1 or 2 session, which is rewritten only when migration is asked for.
@@ -59,8 +63,9 @@ impl std::fmt::Display for ManagerError {
                 write!(f, "{}: cannot {doing}: {source} (the file is as it was)", path.display())
             }
             ManagerError::Locked(path) => write!(f, "{}: another session-scan is writing to it", path.display()),
-            ManagerError::NotASession { path, reason } => {
-                write!(f, "{}: not a session Pi can open: {reason}; the file is left as it is", path.display())
+            ManagerError::NotASession { path, line, offset, reason } => {
+                let why = format!("not a session Pi can open: {reason}; the file is left as it is");
+                f.write_str(&crate::render::error_text(&path.display().to_string(), *line, *offset, &why))
             }
             ManagerError::NeedsMigration { path, version } => write!(
                 f,
@@ -345,8 +350,12 @@ pub(crate) fn forked_copy(
         parent_session: Some(&parent),
         workflow: None,
     };
-    let made = session_core::branched::copied_session(&session, &header)
-        .map_err(|e| ManagerError::NotASession { path: source.clone(), reason: e.to_string() })?;
+    let made = session_core::branched::copied_session(&session, &header).map_err(|e| ManagerError::NotASession {
+        path: source.clone(),
+        line: None,
+        offset: None,
+        reason: e.to_string(),
+    })?;
     Ok((dir.join(session_core::state::file_name(&timestamp, &session_id)), made))
 }
 
@@ -357,11 +366,7 @@ pub fn default_dir(resolved_cwd: &str) -> PathBuf {
 
 fn not_a_session(path: &Path, e: &session_core::LoadError) -> ManagerError {
     let (line, offset) = e.place();
-    let place = match (line, offset) {
-        (Some(l), Some(o)) => format!("line {l}, byte {o}: "),
-        _ => String::new(),
-    };
-    ManagerError::NotASession { path: path.to_owned(), reason: format!("{place}{}", e.reason()) }
+    ManagerError::NotASession { path: path.to_owned(), line, offset, reason: e.reason() }
 }
 
 /// Opens `path` to append to it, locked against our other writers.
