@@ -71,7 +71,7 @@ pub enum Piece {
 
 /// The new session in pieces, for a writer that copies the old file's lines without reading
 /// them through memory.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BranchedPieces {
     /// The header, the branch, the labels.
     pub pieces: Vec<Piece>,

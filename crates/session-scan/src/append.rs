@@ -142,93 +142,31 @@ pub fn fork(path: &Path, leaf: Option<&str>, opts: AppendOptions) -> anyhow::Res
     fork_with(path, leaf, opts, &mut crate::manager::SystemSources)
 }
 
-/// [`fork`] with the time and ids from `sources`.
+/// [`fork`] with the time and ids from `sources`. The pieces are made first as if every line of
+/// the branch were what printing it gives (Pi's own lines are); the file is written while the
+/// lines are checked, and written again in the rare case that one is not.
 pub fn fork_with(
     path: &Path,
     leaf: Option<&str>,
     opts: AppendOptions,
     sources: &mut dyn session_core::state::Sources,
 ) -> anyhow::Result<Forked> {
-    use rayon::prelude::*;
     migrate_if_asked(path, opts)?;
     let name = path.display();
     let (bytes, _) =
         crate::read_file(path, crate::ReadStrategy::Auto).map_err(|e| anyhow::anyhow!("{name}: cannot read: {e}"))?;
-    let session = loaded(path, &bytes, "forked")?;
-    // `SessionManager.open`: the header's cwd, resolved (an empty or missing one is the current folder).
-    let header_cwd = session.header.get("cwd").and_then(|c| c.as_str()).map(|c| c.to_str_lossy().into_owned());
-    let cwd = crate::store::resolve_path(header_cwd.as_deref().unwrap_or(""));
-    let parent = crate::store::resolve_path(&path.to_string_lossy());
-    let session_id = sources.session_id();
-    let timestamp = session_core::state::iso_time(sources.now_ms());
-    let leaf = leaf.map(|l| session_core::PropertyValue::Str(session_core::json::JsStr::owned(l.to_owned())));
-    let from = session_core::branched::BranchedFrom {
-        leaf: leaf.as_ref(),
-        session_id: &session_id,
-        timestamp: &timestamp,
-        cwd: &cwd,
-        parent_session: Some(&parent),
-        workflow: None,
-    };
-    // The new labels' ids are drawn once: a second making of the pieces takes the same ones.
-    let drawn: std::cell::RefCell<Vec<String>> = std::cell::RefCell::new(Vec::new());
-    let sources = std::cell::RefCell::new(sources);
-    let pieces = |stringified: &(dyn Fn(usize) -> bool + Sync)| {
-        let mut replay = drawn.borrow().clone().into_iter();
-        let mut fresh = Vec::new();
-        let mut next = |whole: bool| {
-            replay.next().unwrap_or_else(|| {
-                let uuid = sources.borrow_mut().random_uuid();
-                let id = if whole { uuid } else { uuid.chars().take(8).collect() };
-                fresh.push(id.clone());
-                id
-            })
-        };
-        let made = {
-            let next = std::cell::RefCell::new(&mut next);
-            session_core::branched::branched_pieces(
-                &session,
-                from,
-                stringified,
-                &mut || (next.borrow_mut())(false),
-                &mut || (next.borrow_mut())(true),
-            )
-        };
-        drawn.borrow_mut().extend(fresh);
-        made.map_err(|e| anyhow::anyhow!("{name}: {e}"))
-    };
-    // Made first as if every line of the branch were what printing it gives (Pi's own lines
-    // are): the file is written while the lines are checked on the other cores.
-    let made = pieces(&|_| true)?;
-    if !made.has_conversation {
-        anyhow::bail!(
-            "{name}: the branch holds no user or assistant message; Pi writes such a session only once one is added: nothing forked"
-        );
-    }
+    let fork = branched(path, &bytes, leaf, sources)?;
     let folder = path.parent().unwrap_or(Path::new("."));
-    let target = folder.join(&made.file_name);
-    let copied: Vec<usize> = made
-        .pieces
-        .iter()
-        .filter_map(|p| match p {
-            session_core::branched::Piece::Record(i) => Some(*i),
-            session_core::branched::Piece::Bytes(_) => None,
-        })
-        .collect();
-    let check = || -> Vec<usize> {
-        let mut unproven: Vec<usize> = copied
-            .par_iter()
-            .copied()
-            .filter(|&i| !session_core::json::canonical::is_stringified(session.records[i].line))
-            .collect();
-        unproven.sort_unstable();
-        unproven
-    };
+    let target = folder.join(&fork.made.file_name);
     if opts.dry_run {
-        let unproven = check();
-        let made = if unproven.is_empty() { made } else { pieces(&|i| unproven.binary_search(&i).is_err())? };
+        let unproven = unproven_lines(&fork.made.pieces, &fork.session);
+        let pieces = if unproven.is_empty() {
+            fork.made.pieces.clone()
+        } else {
+            fork.again(&|i| unproven.binary_search(&i).is_err())?.pieces
+        };
         let mut out = Vec::new();
-        for part in &parts_of(&made.pieces, &session, &bytes) {
+        for part in &parts_of(&pieces, &fork.session, &bytes) {
             match part {
                 Part::Bytes(b) => out.extend_from_slice(b),
                 Part::Range(r) => out.extend_from_slice(&bytes[r.clone()]),
@@ -241,18 +179,19 @@ pub fn fork_with(
         .create_new(true)
         .open(&target)
         .map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", target.display()))?;
-    let parts = parts_of(&made.pieces, &session, &bytes);
+    let parts = parts_of(&fork.made.pieces, &fork.session, &bytes);
     // Both on the pool: the write takes one worker, the check the others, then that one too.
-    let (written, unproven) = rayon::join(|| write_parts(&parts, &bytes, &mut file), check);
+    let (written, unproven) =
+        rayon::join(|| write_parts(&parts, &bytes, &mut file), || unproven_lines(&fork.made.pieces, &fork.session));
     let written = written.and_then(|()| {
         if unproven.is_empty() {
             return Ok(());
         }
         // A line that printing would change: the file is written again with it printed.
-        let made = pieces(&|i| unproven.binary_search(&i).is_err()).map_err(std::io::Error::other)?;
+        let made = fork.again(&|i| unproven.binary_search(&i).is_err()).map_err(std::io::Error::other)?;
         file.set_len(0)?;
         file.seek(std::io::SeekFrom::Start(0))?;
-        write_parts(&parts_of(&made.pieces, &session, &bytes), &bytes, &mut file)
+        write_parts(&parts_of(&made.pieces, &fork.session, &bytes), &bytes, &mut file)
     });
     let written = written.and_then(|()| if opts.sync { file.sync_all() } else { Ok(()) });
     if let Err(e) = written {
@@ -261,6 +200,123 @@ pub fn fork_with(
         anyhow::bail!("{}: cannot write: {e} (nothing left behind)", target.display());
     }
     Ok(Forked { path: target, bytes: Vec::new() })
+}
+
+/// A session loaded for a fork, and the fork's pieces made as if every line of the branch were
+/// what printing gives.
+struct Fork<'a> {
+    path: &'a Path,
+    session: session_core::Session<'a>,
+    made: session_core::branched::BranchedPieces,
+    leaf: Option<session_core::PropertyValue<'static>>,
+    cwd: String,
+    parent: String,
+    session_id: String,
+    timestamp: String,
+    /// The ids the labels took, taken again by [`Fork::again`].
+    label_ids: Vec<String>,
+}
+
+/// Loads the session in `bytes` (of `path`) and makes the pieces of its fork at `leaf`; the new
+/// session's id, its time and the labels' ids come from `sources`.
+fn branched<'a>(
+    path: &'a Path,
+    bytes: &'a [u8],
+    leaf: Option<&str>,
+    sources: &mut dyn session_core::state::Sources,
+) -> anyhow::Result<Fork<'a>> {
+    let session = loaded(path, bytes, "forked")?;
+    // `SessionManager.open`: the header's cwd, resolved (an empty or missing one is the current folder).
+    let header_cwd = session.header.get("cwd").and_then(|c| c.as_str()).map(|c| c.to_str_lossy().into_owned());
+    let mut fork = Fork {
+        path,
+        session,
+        made: session_core::branched::BranchedPieces::default(),
+        leaf: leaf.map(|l| session_core::PropertyValue::Str(session_core::json::JsStr::owned(l.to_owned()))),
+        cwd: crate::store::resolve_path(header_cwd.as_deref().unwrap_or("")),
+        parent: crate::store::resolve_path(&path.to_string_lossy()),
+        session_id: sources.session_id(),
+        timestamp: session_core::state::iso_time(sources.now_ms()),
+        label_ids: Vec::new(),
+    };
+    let label_ids = std::cell::RefCell::new(Vec::new());
+    let sources = std::cell::RefCell::new(sources);
+    let draw = |whole: bool| {
+        let uuid = sources.borrow_mut().random_uuid();
+        let id = if whole { uuid } else { uuid.chars().take(8).collect() };
+        label_ids.borrow_mut().push(id.clone());
+        id
+    };
+    fork.made = fork.pieces(&|_| true, &mut || draw(false), &mut || draw(true))?;
+    fork.label_ids = label_ids.into_inner();
+    if !fork.made.has_conversation {
+        anyhow::bail!(
+            "{}: the branch holds no user or assistant message; Pi writes such a session only once one is added: nothing forked",
+            path.display()
+        );
+    }
+    Ok(fork)
+}
+
+impl Fork<'_> {
+    fn pieces(
+        &self,
+        stringified: &(dyn Fn(usize) -> bool + Sync),
+        short_id: &mut dyn FnMut() -> String,
+        long_id: &mut dyn FnMut() -> String,
+    ) -> anyhow::Result<session_core::branched::BranchedPieces> {
+        let from = session_core::branched::BranchedFrom {
+            leaf: self.leaf.as_ref(),
+            session_id: &self.session_id,
+            timestamp: &self.timestamp,
+            cwd: &self.cwd,
+            parent_session: Some(&self.parent),
+            workflow: None,
+        };
+        session_core::branched::branched_pieces(&self.session, from, stringified, short_id, long_id)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", self.path.display()))
+    }
+
+    /// The pieces again with only the lines `stringified` names copied; the labels take the ids
+    /// they took the first time (how many there are does not depend on which lines are copied).
+    fn again(
+        &self,
+        stringified: &(dyn Fn(usize) -> bool + Sync),
+    ) -> anyhow::Result<session_core::branched::BranchedPieces> {
+        let ids = std::cell::RefCell::new(self.label_ids.iter().cloned());
+        let ran_out = std::cell::Cell::new(false);
+        let next = || {
+            ids.borrow_mut().next().unwrap_or_else(|| {
+                ran_out.set(true);
+                String::new()
+            })
+        };
+        let made = self.pieces(stringified, &mut || next(), &mut || next())?;
+        if ran_out.get() {
+            anyhow::bail!("{}: the fork's labels changed between two makings of it", self.path.display());
+        }
+        Ok(made)
+    }
+}
+
+/// The lines of `pieces` copied as they are that are not proven to be what printing gives, in
+/// order (checked on the pool).
+fn unproven_lines(pieces: &[session_core::branched::Piece], session: &session_core::Session<'_>) -> Vec<usize> {
+    use rayon::prelude::*;
+    let copied: Vec<usize> = pieces
+        .iter()
+        .filter_map(|p| match p {
+            session_core::branched::Piece::Record(i) => Some(*i),
+            session_core::branched::Piece::Bytes(_) => None,
+        })
+        .collect();
+    let mut unproven: Vec<usize> = copied
+        .par_iter()
+        .copied()
+        .filter(|&i| !session_core::json::canonical::is_stringified(session.records[i].line))
+        .collect();
+    unproven.sort_unstable();
+    unproven
 }
 
 /// The parts of a new file: runs of records copied as they are become byte ranges of the old
