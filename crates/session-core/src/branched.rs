@@ -5,9 +5,12 @@
 //! entry for each label still set on an entry of the branch. No I/O: the caller writes the bytes.
 
 use crate::Session;
+use crate::json::scan::SpanKind;
 use crate::json::{JsStr, Object, Value, write_json};
 use crate::property::PropertyValue;
 use crate::record::{Header, header_line};
+use crate::session::Entry;
+use ahash::AHashSet;
 
 /// What the new session is made with.
 #[derive(Debug, Clone, Copy)]
@@ -139,7 +142,7 @@ pub fn branched_pieces(
     // The branch without its labels; a label's id is replaced by the entry after it.
     let mut replacement: Vec<(PropertyValue<'_>, PropertyValue<'_>)> = Vec::new();
     let mut pending: Vec<PropertyValue<'_>> = Vec::new();
-    let mut kept_ids: Vec<PropertyValue<'_>> = Vec::new();
+    let mut kept_ids: AHashSet<PropertyValue<'_>> = AHashSet::new();
     let mut parent: Option<PropertyValue<'_>> = None;
     let mut has_conversation = false;
     for &i in &branch.path {
@@ -157,15 +160,15 @@ pub fn branched_pieces(
         let role = e.role();
         has_conversation |= e.is_type("message") && (role.is("user") || role.is("assistant"));
         let same_parent = e.is_object && e.parent_id == parent.clone().unwrap_or(PropertyValue::Null);
-        // A compaction keeps its line only when no label was replaced (its `firstKeptEntryId`
-        // may name one).
-        let kept_as_is = replacement.is_empty() || !e.is_type("compaction");
+        // A compaction keeps its line unless its `firstKeptEntryId` names a replaced label.
+        let kept_as_is =
+            replacement.is_empty() || !e.is_type("compaction") || names_replaced_label(e, &replacement) == Some(false);
         if same_parent && kept_as_is && stringified(i) {
             if !out.is_empty() {
                 pieces.push(Piece::Bytes(std::mem::take(&mut out)));
             }
             pieces.push(Piece::Record(i));
-            kept_ids.push(e.id.clone());
+            kept_ids.insert(e.id.clone());
             parent = Some(e.id.clone());
             continue;
         }
@@ -184,7 +187,7 @@ pub fn branched_pieces(
         }
         write_json(&Value::Object(entry), &mut out);
         out.push(b'\n');
-        kept_ids.push(e.id.clone());
+        kept_ids.insert(e.id.clone());
         parent = Some(e.id.clone());
     }
     // The labels set on the branch's entries, in the order Pi's label map holds them.
@@ -204,8 +207,9 @@ pub fn branched_pieces(
     }
     // `lastEntryId || null`: a falsy id starts the chain at null.
     let mut label_parent = parent.filter(PropertyValue::is_truthy);
-    let mut taken: Vec<PropertyValue<'_>> = kept_ids.clone();
-    for (target, label, timestamp) in labels.iter().filter(|(t, _, _)| kept_ids.contains(t)) {
+    let wanted: Vec<_> = labels.iter().filter(|(t, _, _)| kept_ids.contains(t)).collect();
+    let mut taken = kept_ids;
+    for (target, label, timestamp) in wanted {
         let id = crate::append::generate_id(&|id| taken.contains(&PropertyValue::Str(id.into())), short_id, long_id);
         let mut entry = Object::new();
         entry.insert("type", Value::str("label"));
@@ -223,7 +227,7 @@ pub fn branched_pieces(
         write_json(&Value::Object(entry), &mut out);
         out.push(b'\n');
         let id = PropertyValue::Str(JsStr::owned(id));
-        taken.push(id.clone());
+        taken.insert(id.clone());
         label_parent = Some(id);
     }
     if !out.is_empty() {
@@ -231,6 +235,27 @@ pub fn branched_pieces(
     }
     let file_name = crate::state::file_name(from.timestamp, from.session_id);
     Ok(BranchedPieces { pieces, file_name, has_conversation })
+}
+
+/// Whether the compaction `e`'s `firstKeptEntryId` names one of the `replaced` labels, read from
+/// the line's scan (no parse); `None` when the scan cannot tell as the parse would (escaped keys,
+/// a value that is not a string, an id set by migration).
+fn names_replaced_label(e: &Entry<'_>, replaced: &[(PropertyValue<'_>, PropertyValue<'_>)]) -> Option<bool> {
+    if e.migrated_first_kept.is_some() {
+        return None;
+    }
+    let scanned = crate::json::scan_line(e.line).ok()?;
+    if scanned.escaped_keys {
+        return None;
+    }
+    match scanned.field(e.line, "firstKeptEntryId") {
+        None => Some(false),
+        Some(span) if matches!(span.kind, SpanKind::Str { .. } | SpanKind::Null) => {
+            let kept = PropertyValue::from_span(e.line, Some(span));
+            Some(kept != e.id && replaced.iter().any(|(label, _)| *label == kept))
+        }
+        Some(_) => None,
+    }
 }
 
 /// The session Pi 1.6's `forkFrom` (`pi --fork`) makes: a new header (for another cwd, naming the
