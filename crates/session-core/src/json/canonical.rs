@@ -121,14 +121,11 @@ impl Checker<'_> {
             return None;
         }
         let start = self.i + 1;
-        // The loader's own string scan finds the end a SIMD block at a time.
-        let (end, escaped) = super::scan::string(self.b, self.i).ok()?;
-        let close = end - 1;
-        if escaped && !escapes_are_printed_ones(&self.b[start..close]) {
-            return None;
-        }
+        // The loader's own string scan, which finds the end a SIMD block at a time, taking only
+        // the escapes `JSON.stringify` prints.
+        let end = super::scan::printed_string(self.b, self.i).ok()?;
         self.i = end;
-        Some((start, close))
+        Some((start, end - 1))
     }
 
     /// A number in the form JavaScript prints it.
@@ -149,34 +146,6 @@ impl Checker<'_> {
         let mut printed = Vec::with_capacity(24);
         super::write_number(n, &mut printed);
         printed == text
-    }
-}
-
-/// Whether the escapes of a string's contents are all ones `JSON.stringify` prints: the contents
-/// are valid JSON, so only `\/` and `\u` escapes can differ; they are rare, and found by a
-/// search for the two bytes (an escaped backslash before them is told apart by counting the
-/// backslashes in a row).
-fn escapes_are_printed_ones(s: &[u8]) -> bool {
-    let escapes_here = |at: usize| s[..=at].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1;
-    if memchr::memmem::find_iter(s, b"\\/").any(escapes_here) {
-        return false;
-    }
-    memchr::memmem::find_iter(s, b"\\u").filter(|&at| escapes_here(at)).all(|at| {
-        // `\u00xx`, lowercase, for a control character without a short form: the only `\u`
-        // escape printed for a character a string can hold in pairs.
-        let Some(hex) = s.get(at + 2..at + 6) else { return false };
-        if &hex[..2] != b"00" || !hex[2..].iter().all(|h| matches!(h, b'0'..=b'9' | b'a'..=b'f')) {
-            return false;
-        }
-        let code = hex_value(hex[2]) * 16 + hex_value(hex[3]);
-        code < 0x20 && !matches!(code, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d)
-    })
-}
-
-fn hex_value(h: u8) -> u8 {
-    match h {
-        b'0'..=b'9' => h - b'0',
-        _ => h - b'a' + 10,
     }
 }
 

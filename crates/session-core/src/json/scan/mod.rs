@@ -503,7 +503,7 @@ mod pi_shapes;
 mod strings;
 use pi_shapes::*;
 use strings::*;
-pub(crate) use strings::{eq_byte, specials, string};
+pub(crate) use strings::{eq_byte, printed_string, specials, string};
 
 /// The open containers: one bit each (1 for an object). The first 64 levels live in one word
 /// (every line Pi writes); deeper ones in words on the heap.

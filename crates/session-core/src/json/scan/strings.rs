@@ -57,7 +57,42 @@ pub(crate) fn string(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> 
             return Ok((open + 2 + stops.trailing_zeros() as usize, false));
         }
     }
-    string_long(b, open)
+    string_long::<false>(b, open)
+}
+
+/// [`string`] for a string that must be as `JSON.stringify` prints it: its escapes are only the
+/// ones it prints (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, and `\u00xx` in lowercase for the
+/// other control characters); any other (`\/`, `\u00e9`, `\u001B`) is an error. Returns the
+/// position after the closing quote.
+#[inline(always)]
+pub(crate) fn printed_string(b: &[u8], open: usize) -> Result<usize, ScanError> {
+    if let Some(chunk) = b.get(open + 1..open + 17) {
+        let (quote, stops) = stops16(chunk.try_into().unwrap_or([0; 16]));
+        if stops & stops.wrapping_neg() & quote != 0 {
+            return Ok(open + 2 + stops.trailing_zeros() as usize);
+        }
+    }
+    string_long::<true>(b, open).map(|(end, _)| end)
+}
+
+/// Whether the escape whose backslash is at `at` is one `JSON.stringify` prints (see
+/// [`printed_string`]); the escape is known to be well-formed.
+#[inline(always)]
+fn printed_escape(b: &[u8], at: usize) -> bool {
+    match b.get(at + 1) {
+        Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => true,
+        Some(b'u') => b.get(at + 2..at + 6).is_some_and(|hex| {
+            let digit = |h: u8| matches!(h, b'0'..=b'9' | b'a'..=b'f');
+            let code = |h: u8| if h <= b'9' { h - b'0' } else { h - b'a' + 10 };
+            hex[0] == b'0'
+                && hex[1] == b'0'
+                && digit(hex[2])
+                && digit(hex[3])
+                && hex[2] <= b'1'
+                && !matches!(code(hex[2]) * 16 + code(hex[3]), 0x08 | 0x09 | 0x0a | 0x0c | 0x0d)
+        }),
+        _ => false,
+    }
 }
 
 /// One bit per byte of 16: the quotes, and the bytes that stop a string's run (quotes,
@@ -75,39 +110,44 @@ pub(super) fn stops16(chunk: [u8; 16]) -> (u32, u32) {
 /// over the last bytes of the input). One call from the scan: the lanes' CPU features are
 /// enabled for the whole of it, so nothing inside is a call.
 #[inline(never)]
-pub(super) fn string_long(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
+pub(super) fn string_long<const PRINTED: bool>(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
     #[cfg(target_arch = "x86_64")]
     if let Some(simd) = pulp::x86::V4::try_new() {
-        return simd.vectorize(LongString { lanes: Lanes64(simd), b, open });
+        return simd.vectorize(LongString::<_, PRINTED> { lanes: Lanes64(simd), b, open });
     }
     #[cfg(target_arch = "x86_64")]
     if let Some(simd) = pulp::x86::V3::try_new() {
-        return simd.vectorize(LongString { lanes: Lanes32(simd), b, open });
+        return simd.vectorize(LongString::<_, PRINTED> { lanes: Lanes32(simd), b, open });
     }
-    string_long_with(Lanes16, b, open)
+    string_long_with::<PRINTED>(Lanes16, b, open)
 }
 
 /// [`string_long_with`] as the call `vectorize` makes with the lanes' CPU features. Its body is
 /// always inlined there; a closure's is only while it stays small (a larger string loop in a
 /// closure is left out of line, its intrinsics become calls, and the pass takes 224 instead of
 /// 33 ms).
-pub(super) struct LongString<'b, L> {
+pub(super) struct LongString<'b, L, const PRINTED: bool> {
     pub(super) lanes: L,
     pub(super) b: &'b [u8],
     pub(super) open: usize,
 }
 
-impl<L: BlockMasks> pulp::NullaryFnOnce for LongString<'_, L> {
+impl<L: BlockMasks, const PRINTED: bool> pulp::NullaryFnOnce for LongString<'_, L, PRINTED> {
     type Output = Result<(usize, bool), ScanError>;
     #[inline(always)]
     fn call(self) -> Self::Output {
-        string_long_with(self.lanes, self.b, self.open)
+        string_long_with::<PRINTED>(self.lanes, self.b, self.open)
     }
 }
 
 /// [`string_long`] with the given lanes; inlined, so that it is built for the lanes' CPU features.
+/// `PRINTED`: only the escapes `JSON.stringify` prints are accepted ([`printed_string`]).
 #[inline(always)]
-pub(super) fn string_long_with(lanes: impl BlockMasks, b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
+pub(super) fn string_long_with<const PRINTED: bool>(
+    lanes: impl BlockMasks,
+    b: &[u8],
+    open: usize,
+) -> Result<(usize, bool), ScanError> {
     // Strings of up to 32 bytes without escapes close in these two lanes.
     if let Some(chunk) = b.get(open + 1..open + 33) {
         let (q0, s0) = stops16(chunk[..16].try_into().unwrap_or([0; 16]));
@@ -118,7 +158,7 @@ pub(super) fn string_long_with(lanes: impl BlockMasks, b: &[u8], open: usize) ->
         }
     }
     let mut escaped = false;
-    let mut i = string_blocks_with(lanes, b, open + 1, &mut escaped);
+    let mut i = string_blocks_with::<PRINTED>(lanes, b, open + 1, &mut escaped);
     loop {
         // Only near the end of the input: sixteen bytes at a time, then byte by byte.
         while let Some(chunk) = b.get(i..i + 16) {
@@ -137,12 +177,16 @@ pub(super) fn string_long_with(lanes: impl BlockMasks, b: &[u8], open: usize) ->
             b'\\' => {
                 escaped = true;
                 let next = b.get(i + 1).copied().unwrap_or(0);
-                match ESCAPE_LEN[usize::from(next)] {
-                    2 => i += 2,
-                    6 if b.get(i + 2..i + 6).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) => i += 6,
+                let len = match ESCAPE_LEN[usize::from(next)] {
+                    2 => 2,
+                    6 if b.get(i + 2..i + 6).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) => 6,
                     6 => return Err(ScanError { offset: i, reason: "invalid unicode escape" }),
                     _ => return Err(ScanError { offset: i, reason: "invalid escape" }),
+                };
+                if PRINTED && !printed_escape(b, i) {
+                    return Err(ScanError { offset: i, reason: "an escape JSON.stringify does not print" });
                 }
+                i += len;
             }
             0..=0x1f => return Err(ScanError { offset: i, reason: "control character in string" }),
             _ => i += 1,
@@ -390,13 +434,18 @@ impl BlockMasks for Lanes64 {
 /// cache: 42.5 ms when the string first went sixteen bytes at a time and then to a separate call
 /// in 128-byte stretches (`u128` masks); 41.5 ms so; 43.0 ms so but in 128-byte stretches.
 #[inline(always)]
-pub(super) fn string_blocks_with(lanes: impl BlockMasks, b: &[u8], mut i: usize, escaped: &mut bool) -> usize {
+pub(super) fn string_blocks_with<const PRINTED: bool>(
+    lanes: impl BlockMasks,
+    b: &[u8],
+    mut i: usize,
+    escaped: &mut bool,
+) -> usize {
     // The first byte of a block is escaped by a backslash that ended the previous one.
     let mut carry = 0u64;
     // The backslashes of the blocks passed whole, or-ed: one test at the end.
     let mut backslashes = 0u64;
     while let Some(block) = b.get(i..i + 64) {
-        if let Some(stop) = block64(lanes, b, i, first_64(block), &mut carry, &mut backslashes, escaped) {
+        if let Some(stop) = block64::<PRINTED>(lanes, b, i, first_64(block), &mut carry, &mut backslashes, escaped) {
             *escaped |= backslashes != 0;
             return stop;
         }
@@ -417,7 +466,7 @@ pub(super) fn string_blocks_with(lanes: impl BlockMasks, b: &[u8], mut i: usize,
 /// each escape a usual letter passes on a shorter test (the picker's instructions -4.7% on 129
 /// files of the bench store, tool-result lines 11-12% faster from cache).
 #[inline(always)]
-pub(super) fn block64(
+pub(super) fn block64<const PRINTED: bool>(
     lanes: impl BlockMasks,
     b: &[u8],
     i: usize,
@@ -445,7 +494,11 @@ pub(super) fn block64(
     let direct = quote_or_control & !escaped_bytes;
     // One branch for both: a block with neither (most of them) goes straight on.
     if letters | direct != 0 {
-        let odd_escape = if letters != 0 { lanes.odd_escapes(b, i, block, letters) } else { 0 };
+        let odd_escape = match letters {
+            0 => 0,
+            _ if PRINTED => unprinted_escapes(b, i, letters),
+            _ => lanes.odd_escapes(b, i, block, letters),
+        };
         if odd_escape | direct != 0 {
             // The first stop: a direct one at its byte, an odd escape at its backslash.
             let at_direct = if direct != 0 { i + direct.trailing_zeros() as usize } else { usize::MAX };
@@ -460,6 +513,22 @@ pub(super) fn block64(
     *backslashes |= backslash;
     *carry = escapes >> 63;
     None
+}
+
+/// Of the escaped bytes `letters` of the block at `i` in `b`, those whose escape is not one
+/// `JSON.stringify` prints ([`printed_escape`]), one at a time.
+#[inline(always)]
+fn unprinted_escapes(b: &[u8], i: usize, letters: u64) -> u64 {
+    let mut odd = 0u64;
+    let mut unchecked = letters;
+    while unchecked != 0 {
+        let p = unchecked.trailing_zeros() as usize;
+        if !printed_escape(b, i + p - 1) {
+            odd |= unchecked & unchecked.wrapping_neg();
+        }
+        unchecked &= unchecked - 1;
+    }
+    odd
 }
 
 /// The first 64 bytes of `bytes` (its length is checked by the caller).

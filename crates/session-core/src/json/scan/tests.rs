@@ -193,6 +193,33 @@ fn string_bytewise(b: &[u8], open: usize) -> Result<(usize, bool), ScanError> {
     }
 }
 
+/// [`string_bytewise`] for a string as `JSON.stringify` prints it: its end, if it is one.
+fn printed_string_bytewise(b: &[u8], open: usize) -> Option<usize> {
+    let mut i = open + 1;
+    loop {
+        match b.get(i)? {
+            b'"' => return Some(i + 1),
+            b'\\' => match b.get(i + 1)? {
+                b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
+                b'u' => {
+                    let hex = std::str::from_utf8(b.get(i + 2..i + 6)?).ok()?;
+                    let code = u32::from_str_radix(hex, 16).ok()?;
+                    let printed = hex == hex.to_ascii_lowercase()
+                        && code < 0x20
+                        && !matches!(code, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d);
+                    if !printed {
+                        return None;
+                    }
+                    i += 6;
+                }
+                _ => return None,
+            },
+            0..=0x1f => return None,
+            _ => i += 1,
+        }
+    }
+}
+
 /// The word-at-a-time and block-at-a-time string scan agrees with the byte-by-byte grammar
 /// on long strings dense in quotes, runs of backslashes, escapes (valid and not), control
 /// bytes and UTF-8, placed across 8-, 64- and 128-byte boundaries.
@@ -261,22 +288,36 @@ fn string_agrees_with_the_grammar(b: &mut Vec<u8>) -> bool {
     let expected = string_bytewise(b, 0);
     assert_eq!(string(b, 0), expected, "{}", String::from_utf8_lossy(b));
     // Every kind of lanes the CPU has, not only the widest, which `string` takes.
-    assert_eq!(string_long_with(Lanes16, b, 0), expected, "16-byte lanes: {}", String::from_utf8_lossy(b));
+    assert_eq!(string_long_with::<false>(Lanes16, b, 0), expected, "16-byte lanes: {}", String::from_utf8_lossy(b));
     #[cfg(target_arch = "x86_64")]
     if let Some(simd) = pulp::x86::V3::try_new() {
-        let lanes = LongString { lanes: Lanes32(simd), b, open: 0 };
+        let lanes = LongString::<_, false> { lanes: Lanes32(simd), b, open: 0 };
         assert_eq!(simd.vectorize(lanes), expected, "AVX2 lanes: {}", String::from_utf8_lossy(b));
+    }
+    // The scan of a string as `JSON.stringify` prints it, on every kind of lanes too.
+    let printed = printed_string_bytewise(b, 0);
+    assert_eq!(printed_string(b, 0).ok(), printed, "printed: {}", String::from_utf8_lossy(b));
+    let end = |scanned: Result<(usize, bool), ScanError>| scanned.ok().map(|(end, _)| end);
+    assert_eq!(end(string_long_with::<true>(Lanes16, b, 0)), printed, "printed, 16-byte lanes");
+    #[cfg(target_arch = "x86_64")]
+    if let Some(simd) = pulp::x86::V3::try_new() {
+        let lanes = LongString::<_, true> { lanes: Lanes32(simd), b, open: 0 };
+        assert_eq!(end(simd.vectorize(lanes)), printed, "printed, AVX2 lanes: {}", String::from_utf8_lossy(b));
     }
     expected.is_ok()
 }
 
 /// Strings of up to a few hundred blocks, most of them with escapes that the masks do not
 /// pass (`\u` above all, with its hex digits in the next block at times); one string in three
-/// has one escape that is not well-formed, anywhere in it.
+/// has one escape that is not well-formed, anywhere in it. Every other string holds only escapes
+/// `JSON.stringify` prints, but for the bad one, so that the printed scan passes many of them.
 #[test]
 fn long_strings_with_many_rare_escapes_agree_with_the_grammar() {
     const GOOD: &[&[u8]] = &[
         b"\\u001b[31m",
+        b"\\u001B",
+        b"\\u0007\\r\\t\\\"",
+        b"\\u000a",
         b"\\u00e9",
         b"\\b\\f\\r\\/",
         b"\\n",
@@ -286,10 +327,20 @@ fn long_strings_with_many_rare_escapes_agree_with_the_grammar() {
         b"0123456789abcdef",
         b"\xc3\xa9\xe6\x95\xb0",
     ];
+    const PRINTED: &[&[u8]] = &[
+        b"\\u001b[31m",
+        b"\\u0007\\r\\t\\\"",
+        b"\\b\\f",
+        b"\\n",
+        b"\\\\",
+        b"plain text of some length, ",
+        b"\xc3\xa9\xe6\x95\xb0",
+    ];
     const BAD: &[&[u8]] = &[b"\\u12g4", b"\\x", b"\\u00\"", b"\\uabc\\n", b"\x01", b"\\u"];
     let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
-    let (mut ok, mut errors) = (0, 0);
+    let (mut ok, mut errors, mut printed) = (0, 0, 0);
     for round in 0..20_000 {
+        let good = if round % 2 == 0 { GOOD } else { PRINTED };
         let mut b = vec![b'"'];
         let pieces = (next() % 400) as usize;
         let bad_at = (round % 3 == 0).then(|| (next() % (pieces as u64 + 1)) as usize);
@@ -298,16 +349,22 @@ fn long_strings_with_many_rare_escapes_agree_with_the_grammar() {
                 b.extend_from_slice(BAD[(next() % BAD.len() as u64) as usize]);
             }
             if k < pieces {
-                b.extend_from_slice(GOOD[(next() % GOOD.len() as u64) as usize]);
+                b.extend_from_slice(good[(next() % good.len() as u64) as usize]);
             }
         }
         if !next().is_multiple_of(16) {
             b.push(b'"');
         }
         let well_formed = string_agrees_with_the_grammar(&mut b);
-        if well_formed { ok += 1 } else { errors += 1 }
+        if well_formed {
+            ok += 1
+        } else {
+            errors += 1
+        }
+        printed += usize::from(printed_string(&b, 0).is_ok());
     }
     assert!(ok > 5_000 && errors > 5_000, "too narrow a draw: {ok} ok, {errors} errors");
+    assert!(printed > 3_000, "too few strings as JSON.stringify prints them: {printed}");
 }
 
 /// Every kind of lanes the CPU has gives the masks as they are defined, byte by byte, on
