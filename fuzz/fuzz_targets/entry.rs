@@ -18,7 +18,9 @@ fuzz_target!(|data: &[u8]| {
                 let parsed: Vec<String> = blocks
                     .iter()
                     .filter(|b| b.get("type").and_then(Value::as_str).is_some_and(|t| t.as_bytes() == b"toolCall"))
-                    .map(|b| b.get("name").and_then(Value::as_str).map(|n| n.to_str_lossy().into_owned()).unwrap_or_default())
+                    .map(|b| {
+                        b.get("name").and_then(Value::as_str).map(|n| n.to_str_lossy().into_owned()).unwrap_or_default()
+                    })
                     .collect();
                 let scanned_names: Vec<String> = sc
                     .tool_calls
@@ -40,7 +42,10 @@ fuzz_target!(|data: &[u8]| {
         }
         (Err(_), Err(_)) => {}
         // Deeper than the full parse's bound: the scan may accept what the parse refuses.
-        (Ok(_), Err(e)) => assert!(e.reason.contains("deep") || data.iter().filter(|&&b| b == b'[' || b == b'{').count() > 1000, "{e:?}"),
+        (Ok(_), Err(e)) => assert!(
+            e.reason.contains("deep") || data.iter().filter(|&&b| b == b'[' || b == b'{').count() > 1000,
+            "{e:?}"
+        ),
         (Err(e), Ok(_)) => panic!("scan refused what parse accepted: {e:?}"),
     }
 });

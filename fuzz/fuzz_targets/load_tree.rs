@@ -28,5 +28,9 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let _ = session_core::usage::file_usage(data);
-    let _ = session_core::usage::file_usage_counting(data, session_core::usage::Counting::WithAtomicSummaries, &jiff::tz::TimeZone::UTC);
+    let _ = session_core::usage::file_usage_counting(
+        data,
+        session_core::usage::Counting::WithAtomicSummaries,
+        &jiff::tz::TimeZone::UTC,
+    );
 });

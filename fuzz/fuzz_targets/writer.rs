@@ -53,7 +53,9 @@ fuzz_target!(|data: &[u8]| {
     let mut chunks = ops.chunks(4);
     while let Some(op) = chunks.next() {
         let arg = op.get(1..).unwrap_or(&[]);
-        let pick = |ids: &[String]| ids.get(usize::from(arg.first().copied().unwrap_or(0))).cloned().unwrap_or_else(|| text(arg));
+        let pick = |ids: &[String]| {
+            ids.get(usize::from(arg.first().copied().unwrap_or(0))).cloned().unwrap_or_else(|| text(arg))
+        };
         let value = Value::String(JsStr::owned(text(arg)));
         let pending = match op[0] % 14 {
             0 => Some(state.message(&message("user", value), &mut src)),
@@ -101,7 +103,9 @@ fuzz_target!(|data: &[u8]| {
                 state.branch_with_summary((arg.len() % 3 != 0).then_some(from.as_str()), &s, &mut src).ok()
             }
             10 => {
-                if let Ok(made) = state.branched((arg.len() % 2 == 0).then(|| pick(&ids)).as_deref(), Some("/p.jsonl"), &mut src) {
+                if let Ok(made) =
+                    state.branched((arg.len() % 2 == 0).then(|| pick(&ids)).as_deref(), Some("/p.jsonl"), &mut src)
+                {
                     session_core::Session::load(&made.bytes).expect("a branched session loads");
                     state.take_branched(made);
                     ids.clear();
