@@ -160,45 +160,31 @@ pub fn fork_with(
     let target = folder.join(&fork.made.file_name);
     if opts.dry_run {
         let unproven = unproven_lines(&fork.made.pieces, &fork.session);
+        let again;
         let pieces = if unproven.is_empty() {
-            fork.made.pieces.clone()
+            &fork.made.pieces
         } else {
-            fork.again(&|i| unproven.binary_search(&i).is_err())?.pieces
+            again = fork.again(&|i| unproven.binary_search(&i).is_err())?;
+            &again.pieces
         };
         let mut out = Vec::new();
-        for part in &parts_of(&pieces, &fork.session, &bytes) {
-            match part {
-                Part::Bytes(b) => out.extend_from_slice(b),
-                Part::Range(r) => out.extend_from_slice(&bytes[r.clone()]),
-            }
-        }
+        write_parts(&parts_of(pieces, &fork.session, &bytes), &bytes, &mut out)?;
         return Ok(Forked { path: target, bytes: out });
     }
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&target)
-        .map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", target.display()))?;
     let parts = parts_of(&fork.made.pieces, &fork.session, &bytes);
-    // Both on the pool: the write takes one worker, the check the others, then that one too.
-    let (written, unproven) =
-        rayon::join(|| write_parts(&parts, &bytes, &mut file), || unproven_lines(&fork.made.pieces, &fork.session));
-    let written = written.and_then(|()| {
+    crate::manager::create_new_with(&target, opts.sync, |file| {
+        // Both on the pool: the write takes one worker, the check the others, then that one too.
+        let (written, unproven) =
+            rayon::join(|| write_parts(&parts, &bytes, file), || unproven_lines(&fork.made.pieces, &fork.session));
+        written?;
         if unproven.is_empty() {
             return Ok(());
         }
         // A line that printing would change: the file is written again with it printed.
         let made = fork.again(&|i| unproven.binary_search(&i).is_err()).map_err(std::io::Error::other)?;
         file.set_len(0)?;
-        file.seek(std::io::SeekFrom::Start(0))?;
-        write_parts(&parts_of(&made.pieces, &fork.session, &bytes), &bytes, &mut file)
-    });
-    let written = written.and_then(|()| if opts.sync { file.sync_all() } else { Ok(()) });
-    if let Err(e) = written {
-        drop(file);
-        let _ = std::fs::remove_file(&target);
-        anyhow::bail!("{}: cannot write: {e} (nothing left behind)", target.display());
-    }
+        write_parts(&parts_of(&made.pieces, &fork.session, &bytes), &bytes, file)
+    })?;
     Ok(Forked { path: target, bytes: Vec::new() })
 }
 
@@ -303,17 +289,16 @@ impl Fork<'_> {
 /// order (checked on the pool).
 fn unproven_lines(pieces: &[session_core::branched::Piece], session: &session_core::Session<'_>) -> Vec<usize> {
     use rayon::prelude::*;
-    let copied: Vec<usize> = pieces
-        .iter()
-        .filter_map(|p| match p {
-            session_core::branched::Piece::Record(i) => Some(*i),
-            session_core::branched::Piece::Bytes(_) => None,
-        })
-        .collect();
-    let mut unproven: Vec<usize> = copied
+    let mut unproven: Vec<usize> = pieces
         .par_iter()
-        .copied()
-        .filter(|&i| !session_core::json::canonical::is_stringified(session.records[i].line))
+        .filter_map(|p| match p {
+            session_core::branched::Piece::Record(i)
+                if !session_core::json::canonical::is_stringified(session.records[*i].line) =>
+            {
+                Some(*i)
+            }
+            _ => None,
+        })
         .collect();
     unproven.sort_unstable();
     unproven
@@ -357,7 +342,7 @@ enum Part<'b> {
 
 /// Writes `parts` to `out`, ranges from `source` (the old file's bytes, which the scan has just
 /// read: writing them from memory is quicker here than the kernel's file-to-file copy).
-fn write_parts(parts: &[Part<'_>], source: &[u8], out: &mut std::fs::File) -> std::io::Result<()> {
+fn write_parts(parts: &[Part<'_>], source: &[u8], out: &mut impl Write) -> std::io::Result<()> {
     for part in parts {
         match part {
             Part::Bytes(b) => out.write_all(b)?,

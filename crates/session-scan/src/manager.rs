@@ -383,10 +383,20 @@ fn open_locked(path: &Path) -> Result<File> {
 
 /// Creates `path` exclusively and writes `bytes`; a failed write removes it.
 pub(crate) fn create_new(path: &Path, bytes: &[u8], disk: &mut dyn Disk, sync: bool) -> Result<File> {
+    create_new_with(path, sync, |file| disk.write(file, bytes))
+}
+
+/// Creates `path` exclusively and has `write` fill it; a failed write removes it. With `sync`,
+/// the file and then its folder's new name are synced.
+pub(crate) fn create_new_with(
+    path: &Path,
+    sync: bool,
+    write: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> Result<File> {
     let mut file =
         std::fs::OpenOptions::new().read(true).append(true).create_new(true).open(path).map_err(io(path, "create"))?;
     let _ = file.try_lock();
-    let written = disk.write(&mut file, bytes).and_then(|()| if sync { file.sync_all() } else { Ok(()) });
+    let written = write(&mut file).and_then(|()| if sync { file.sync_all() } else { Ok(()) });
     if let Err(e) = written {
         drop(file);
         let _ = std::fs::remove_file(path);
