@@ -4,29 +4,14 @@
 
 #![allow(clippy::unwrap_used)] // test inputs are committed; a panic is a failed test
 
-use std::path::{Path, PathBuf};
+mod common;
 
 use session_core::json::canonical::is_stringified;
 use session_core::json::{parse_value, write_json};
 
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        // Links (hostile loops among them) are not followed, FIFOs not read.
-        let kind = e.file_type().unwrap();
-        if kind.is_dir() {
-            files(&p, out);
-        } else if kind.is_file() && p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn a_line_proven_stringified_prints_as_it_is() {
-    let corpora = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora");
-    let mut paths = Vec::new();
-    files(&corpora, &mut paths);
+    let paths = common::jsonl_files(&common::corpora());
     let (mut proven, mut lines) = (0usize, 0usize);
     for path in &paths {
         // FIFOs and unreadable files of the hostile corpus are not lines.

@@ -4,21 +4,10 @@
 
 #![allow(clippy::unwrap_used)] // test inputs are committed; a panic is a failed test
 
-use std::path::{Path, PathBuf};
+mod common;
 
 use session_core::json::{Value, parse_value};
 use session_core::record::{EntryBody, Header, entry_line, header_line};
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
-}
 
 fn s<'v>(v: &'v Value<'v>, key: &str) -> Option<&'v str> {
     v.get(key).and_then(Value::as_str).map(|s| std::str::from_utf8(s.as_bytes()).unwrap())
@@ -86,9 +75,7 @@ fn rebuilt(v: &Value<'_>) -> Option<Vec<u8>> {
 
 #[test]
 fn every_record_pi_wrote_is_built_again_byte_for_byte() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora/sample-16/sessions");
-    let mut paths = Vec::new();
-    files(&root, &mut paths);
+    let paths = common::jsonl_files(&common::corpora().join("sample-16/sessions"));
     let (mut compared, mut types) = (0, std::collections::BTreeSet::new());
     for path in paths {
         let bytes = std::fs::read(&path).unwrap();

@@ -3,27 +3,16 @@
 
 #![allow(clippy::unwrap_used)] // a corpus that cannot be read fails the test
 
-use session_core::json::{ScanOptions, scan_line_plain, scan_line_with};
+mod common;
 
-fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        // Links and special files (the adversarial corpus has loops and FIFOs) are left out.
-        let (path, kind) = (entry.path(), entry.file_type().unwrap());
-        if kind.is_dir() {
-            files(&path, out);
-        } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
-            out.push(path);
-        }
-    }
-}
+use session_core::json::{ScanOptions, scan_line_plain, scan_line_with};
 
 /// Every line of Pi's own sessions, the generated, edge and adversarial ones: the same fields,
 /// flags, spans and errors with the shortcuts as without (`pi_prefix` and the usage marks
 /// aside, which only say that a shortcut was taken).
 #[test]
 fn corpora_scan_the_same_with_and_without_shortcuts() {
-    let mut paths = Vec::new();
-    files(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpora"), &mut paths);
+    let paths = common::jsonl_files(&common::corpora());
     let (mut lines, mut prefixed, mut with_usage) = (0, 0, 0);
     for path in &paths {
         let bytes = std::fs::read(path).unwrap();
